@@ -1,0 +1,739 @@
+//===- Parser.cpp - the tile language parser --------------------*- C++ -*-===//
+//
+// Grammar (see docs/language.md):
+//   file    := kernel*
+//   kernel  := 'kernel' IDENT '(' [param (',' param)*] ')' clause* block
+//   clause  := 'tune' IDENT 'in' '[' int (',' int)* ']' (',' ...)*
+//            | 'where' IDENT '=' expr (',' ...)*  |  'grid' '[' expr (',' expr)* ']'
+//   stmt    := 'let' IDENT '=' expr ';' | 'var' IDENT '=' expr ';' | IDENT '=' expr ';'
+//            | 'for' IDENT 'in' 'range' '(' expr [',' expr [',' expr]] ')' block
+//            | 'if' expr block ['else' (if | block)] | expr ';'
+// Expressions use precedence climbing: || && comparisons + - * / % unary postfix.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Frontend/Parser.h"
+
+#include "compiler/Frontend/Lexer.h"
+
+#include <cmath>
+
+using namespace tessera;
+
+namespace {
+
+class Parser {
+public:
+  Parser(const SourceFile &file, DiagnosticEngine &diags)
+      : file_(file), diags_(diags) {
+    Lexer lexer(file, diags);
+    toks_ = lexer.lexAll();
+  }
+
+  std::unique_ptr<Module> parseModule();
+
+private:
+  const Token &tok() const { return toks_[pos_]; }
+  const Token &peekTok(size_t n = 1) const {
+    return toks_[std::min(pos_ + n, toks_.size() - 1)];
+  }
+  bool at(Tok k) const { return tok().kind == k; }
+  const Token &consume() {
+    const Token &t = toks_[pos_];
+    if (pos_ + 1 < toks_.size())
+      ++pos_;
+    return t;
+  }
+  bool accept(Tok k) {
+    if (!at(k))
+      return false;
+    consume();
+    return true;
+  }
+  /// The spelling of the current token for "found ..." messages.
+  std::string found() const {
+    const Token &t = tok();
+    switch (t.kind) {
+    case Tok::Eof: return "end of file";
+    case Tok::Ident: return "identifier '" + t.text + "'";
+    case Tok::Int:
+    case Tok::Float: return "'" + t.text + "'";
+    default: return tokName(t.kind);
+    }
+  }
+  bool expect(Tok k, const char *context) {
+    if (accept(k))
+      return true;
+    error(tok().loc, std::string("expected ") + tokName(k) + " " + context + ", found " + found());
+    return false;
+  }
+  /// `expected ';'` is reported just past the previous token.
+  bool expectSemi(const char *context) {
+    if (accept(Tok::Semi))
+      return true;
+    SourceLoc l = pos_ > 0 ? toks_[pos_ - 1].end : tok().loc;
+    error(l, std::string("expected ';' ") + context + ", found " + found());
+    return false;
+  }
+  void error(SourceLoc loc, const std::string &msg) {
+    // One error per position: cascades at the same token add nothing.
+    if (loc.line == lastErrLoc_.line && loc.col == lastErrLoc_.col)
+      return;
+    lastErrLoc_ = loc;
+    diags_.error(loc, msg);
+  }
+  bool stop() const { return diags_.full(); }
+
+  // Recovery.
+  void skipToStmtEnd();
+  void skipToKernel();
+
+  std::unique_ptr<Kernel> parseKernel();
+  bool parseParam(Kernel &k);
+  bool parseClauses(Kernel &k);
+  bool parseBlock(std::vector<StmtPtr> &out, const char *what);
+  StmtPtr parseStmt();
+  StmtPtr parseFor();
+  StmtPtr parseIf();
+
+  ExprPtr parseExpr();
+  ExprPtr parseBinary(int minPrec);
+  ExprPtr parseUnary();
+  ExprPtr parsePostfix();
+  ExprPtr parsePrimary();
+  bool parseArgs(Expr &call);
+  ExprPtr finish(ExprPtr e, size_t beginTok);
+
+  const SourceFile &file_;
+  DiagnosticEngine &diags_;
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+  unsigned nesting_ = 0;
+  SourceLoc lastErrLoc_;
+};
+
+/// Bounds recursion: every recursive entry point holds one of these.
+struct DepthGuard {
+  unsigned &n;
+  explicit DepthGuard(unsigned &n) : n(n) { ++n; }
+  ~DepthGuard() { --n; }
+};
+
+int precedence(Tok k) {
+  switch (k) {
+  case Tok::OrOr: return 1;
+  case Tok::AndAnd: return 2;
+  case Tok::EqEq: case Tok::Ne: case Tok::Lt: case Tok::Le: case Tok::Gt: case Tok::Ge:
+    return 3;
+  case Tok::Plus: case Tok::Minus: return 4;
+  case Tok::Star: case Tok::Slash: case Tok::Percent: return 5;
+  default: return -1;
+  }
+}
+
+BinOp binOpOf(Tok k) {
+  switch (k) {
+  case Tok::OrOr: return BinOp::Or;
+  case Tok::AndAnd: return BinOp::And;
+  case Tok::EqEq: return BinOp::Eq;
+  case Tok::Ne: return BinOp::Ne;
+  case Tok::Lt: return BinOp::Lt;
+  case Tok::Le: return BinOp::Le;
+  case Tok::Gt: return BinOp::Gt;
+  case Tok::Ge: return BinOp::Ge;
+  case Tok::Plus: return BinOp::Add;
+  case Tok::Minus: return BinOp::Sub;
+  case Tok::Star: return BinOp::Mul;
+  case Tok::Slash: return BinOp::Div;
+  default: return BinOp::Mod;
+  }
+}
+
+unsigned heightOf(const Expr &e) {
+  unsigned h = 0;
+  for (auto &a : e.args)
+    h = std::max(h, a->depth);
+  for (auto &k : e.kwargs)
+    h = std::max(h, k.value->depth);
+  for (auto &i : e.index)
+    if (i.expr)
+      h = std::max(h, i.expr->depth);
+  return h + 1;
+}
+
+} // namespace
+
+void Parser::skipToStmtEnd() {
+  int depth = 0;
+  while (!at(Tok::Eof)) {
+    Tok k = tok().kind;
+    if (depth == 0 && k == Tok::Semi) {
+      consume();
+      return;
+    }
+    if (depth == 0 && (k == Tok::RBrace || k == Tok::KwKernel))
+      return;
+    if (k == Tok::LParen || k == Tok::LBracket || k == Tok::LBrace)
+      ++depth;
+    if (k == Tok::RParen || k == Tok::RBracket || k == Tok::RBrace)
+      --depth;
+    if (depth < 0)
+      depth = 0;
+    consume();
+  }
+}
+
+void Parser::skipToKernel() {
+  while (!at(Tok::Eof) && !at(Tok::KwKernel))
+    consume();
+}
+
+std::unique_ptr<Module> Parser::parseModule() {
+  auto m = std::make_unique<Module>();
+  while (!at(Tok::Eof) && !stop()) {
+    if (!at(Tok::KwKernel)) {
+      error(tok().loc, "expected 'kernel', found " + found());
+      consume();
+      skipToKernel();
+      continue;
+    }
+    if (auto k = parseKernel()) {
+      for (auto &prev : m->kernels)
+        if (prev->name == k->name)
+          error(k->loc, "kernel '" + k->name + "' is defined twice (first at line " +
+                            std::to_string(prev->loc.line) + ")");
+      m->kernels.push_back(std::move(k));
+    }
+  }
+  return m;
+}
+
+std::unique_ptr<Kernel> Parser::parseKernel() {
+  consume(); // 'kernel'
+  auto k = std::make_unique<Kernel>();
+  if (!at(Tok::Ident)) {
+    error(tok().loc, "expected a kernel name after 'kernel', found " + found());
+    skipToKernel();
+    return nullptr;
+  }
+  k->loc = tok().loc;
+  k->name = consume().text;
+  if (!expect(Tok::LParen, "after the kernel name")) {
+    skipToKernel();
+    return nullptr;
+  }
+  if (!at(Tok::RParen)) {
+    do {
+      if (!parseParam(*k)) {
+        skipToKernel();
+        return nullptr;
+      }
+    } while (accept(Tok::Comma));
+  }
+  if (!expect(Tok::RParen, "to close the parameter list") || !parseClauses(*k)) {
+    skipToKernel();
+    return nullptr;
+  }
+  k->bodyLoc = tok().loc;
+  if (!at(Tok::LBrace)) {
+    error(tok().loc, "expected '{' to begin the body of kernel '" + k->name + "', found " + found());
+    skipToKernel();
+    return nullptr;
+  }
+  if (!parseBlock(k->body, "kernel body"))
+    skipToKernel();
+  return k;
+}
+
+bool Parser::parseParam(Kernel &k) {
+  Param p;
+  if (!at(Tok::Ident)) {
+    error(tok().loc, "expected a parameter name, found " + found());
+    return false;
+  }
+  p.loc = tok().loc;
+  p.name = consume().text;
+  if (!expect(Tok::Colon, "after the parameter name"))
+    return false;
+  p.typeLoc = tok().loc;
+  auto parseDType = [&](DType &out) {
+    if (at(Tok::Ident)) {
+      if (auto d = tessera::parseDType(tok().text)) {
+        out = *d;
+        consume();
+        return true;
+      }
+      error(tok().loc, "unknown element type '" + tok().text +
+                           "'; expected one of f32, f16, bf16, i32, i64, bool");
+      return false;
+    }
+    error(tok().loc, "expected an element type, found " + found());
+    return false;
+  };
+  if (accept(Tok::KwTensor)) {
+    p.isTensor = true;
+    if (!expect(Tok::Lt, "after 'tensor'") || !parseDType(p.dtype) ||
+        !expect(Tok::Comma, "after the element type") ||
+        !expect(Tok::LBracket, "to begin the dimension list"))
+      return false;
+    do {
+      DimSpec d;
+      d.loc = tok().loc;
+      if (at(Tok::Ident)) {
+        d.isName = true;
+        d.name = consume().text;
+      } else if (at(Tok::Int)) {
+        d.value = consume().intValue;
+        if (d.value <= 0) {
+          error(d.loc, "a tensor extent must be positive");
+          return false;
+        }
+      } else {
+        error(tok().loc, "expected a dimension name or a positive integer, found " + found());
+        return false;
+      }
+      p.dims.push_back(std::move(d));
+    } while (accept(Tok::Comma));
+    if (!expect(Tok::RBracket, "to close the dimension list") ||
+        !expect(Tok::Gt, "to close the tensor type"))
+      return false;
+  } else if (!parseDType(p.dtype)) {
+    return false;
+  }
+  k.params.push_back(std::move(p));
+  return true;
+}
+
+bool Parser::parseClauses(Kernel &k) {
+  for (;;) {
+    if (accept(Tok::KwTune)) {
+      do {
+        TuneDecl t;
+        if (!at(Tok::Ident)) {
+          error(tok().loc, "expected a tunable parameter name, found " + found());
+          return false;
+        }
+        t.loc = tok().loc;
+        t.name = consume().text;
+        if (!expect(Tok::KwIn, "after the tunable parameter name") ||
+            !expect(Tok::LBracket, "to begin the list of values"))
+          return false;
+        do {
+          SourceLoc l = tok().loc;
+          bool neg = accept(Tok::Minus);
+          if (!at(Tok::Int)) {
+            error(tok().loc, "expected an integer value for '" + t.name + "', found " + found());
+            return false;
+          }
+          int64_t v = consume().intValue;
+          t.values.push_back({neg ? -v : v, l});
+        } while (accept(Tok::Comma));
+        if (!expect(Tok::RBracket, "to close the list of values"))
+          return false;
+        k.tunes.push_back(std::move(t));
+      } while (at(Tok::Comma) && peekTok().kind == Tok::Ident && peekTok(2).kind == Tok::KwIn &&
+               accept(Tok::Comma));
+    } else if (accept(Tok::KwWhere)) {
+      do {
+        WhereDecl w;
+        if (!at(Tok::Ident)) {
+          error(tok().loc, "expected a name to define in 'where', found " + found());
+          return false;
+        }
+        w.loc = tok().loc;
+        w.name = consume().text;
+        if (!expect(Tok::Assign, "after the name in 'where'"))
+          return false;
+        w.value = parseExpr();
+        if (!w.value)
+          return false;
+        k.wheres.push_back(std::move(w));
+      } while (accept(Tok::Comma));
+    } else if (at(Tok::KwGrid)) {
+      if (k.hasGrid)
+        error(tok().loc, "kernel '" + k.name + "' has more than one 'grid' clause");
+      k.gridLoc = consume().loc;
+      k.hasGrid = true;
+      k.grid.clear();
+      if (!expect(Tok::LBracket, "after 'grid'"))
+        return false;
+      do {
+        ExprPtr e = parseExpr();
+        if (!e)
+          return false;
+        k.grid.push_back(std::move(e));
+      } while (accept(Tok::Comma));
+      if (!expect(Tok::RBracket, "to close the grid"))
+        return false;
+      if (k.grid.size() > 3)
+        error(k.gridLoc, "a grid has at most 3 dimensions, got " + std::to_string(k.grid.size()));
+    } else {
+      return true;
+    }
+  }
+}
+
+bool Parser::parseBlock(std::vector<StmtPtr> &out, const char *what) {
+  DepthGuard g(nesting_);
+  SourceLoc open = tok().loc;
+  if (!expect(Tok::LBrace, (std::string("to begin the ") + what).c_str()))
+    return false;
+  if (nesting_ > kMaxNesting) {
+    error(open, "blocks nest too deeply (the limit is " + std::to_string(kMaxNesting) + ")");
+    return false;
+  }
+  while (!at(Tok::RBrace) && !at(Tok::Eof) && !at(Tok::KwKernel) && !stop()) {
+    if (StmtPtr s = parseStmt())
+      out.push_back(std::move(s));
+    else
+      skipToStmtEnd();
+  }
+  if (!at(Tok::RBrace)) {
+    error(tok().loc, std::string("expected '}' to close the ") + what + " opened at line " +
+                         std::to_string(open.line) + ", found " + found());
+    return false;
+  }
+  consume();
+  return true;
+}
+
+StmtPtr Parser::parseStmt() {
+  SourceLoc loc = tok().loc;
+  if (at(Tok::KwLet) || at(Tok::KwVar)) {
+    bool isLet = consume().kind == Tok::KwLet;
+    auto s = std::make_unique<Stmt>(isLet ? StmtKind::Let : StmtKind::Var, loc);
+    if (!at(Tok::Ident)) {
+      error(tok().loc, std::string("expected a name after '") + (isLet ? "let" : "var") +
+                           "', found " + found());
+      return nullptr;
+    }
+    s->nameLoc = tok().loc;
+    s->name = consume().text;
+    if (!expect(Tok::Assign, "after the name being declared"))
+      return nullptr;
+    s->value = parseExpr();
+    if (!s->value || !expectSemi("after the declaration"))
+      return nullptr;
+    return s;
+  }
+  if (at(Tok::KwFor))
+    return parseFor();
+  if (at(Tok::KwIf))
+    return parseIf();
+  if (at(Tok::Ident) && peekTok().kind == Tok::Assign) {
+    auto s = std::make_unique<Stmt>(StmtKind::Assign, loc);
+    s->nameLoc = loc;
+    s->name = consume().text;
+    consume(); // '='
+    s->value = parseExpr();
+    if (!s->value || !expectSemi("after the assignment"))
+      return nullptr;
+    return s;
+  }
+  auto s = std::make_unique<Stmt>(StmtKind::Expr, loc);
+  s->value = parseExpr();
+  if (!s->value)
+    return nullptr;
+  if (at(Tok::Assign)) {
+    error(tok().loc, "only a variable name can be assigned to");
+    return nullptr;
+  }
+  if (!expectSemi("after the expression"))
+    return nullptr;
+  return s;
+}
+
+StmtPtr Parser::parseFor() {
+  auto s = std::make_unique<Stmt>(StmtKind::For, consume().loc);
+  if (!at(Tok::Ident)) {
+    error(tok().loc, "expected a loop variable after 'for', found " + found());
+    return nullptr;
+  }
+  s->nameLoc = tok().loc;
+  s->name = consume().text;
+  if (!expect(Tok::KwIn, "after the loop variable"))
+    return nullptr;
+  if (!at(Tok::Ident) || tok().text != "range") {
+    error(tok().loc, "expected 'range(...)' after 'in', found " + found());
+    return nullptr;
+  }
+  SourceLoc rangeLoc = consume().loc;
+  if (!expect(Tok::LParen, "after 'range'"))
+    return nullptr;
+  std::vector<ExprPtr> bounds;
+  do {
+    ExprPtr e = parseExpr();
+    if (!e)
+      return nullptr;
+    bounds.push_back(std::move(e));
+  } while (accept(Tok::Comma));
+  if (!expect(Tok::RParen, "to close 'range'"))
+    return nullptr;
+  if (bounds.size() > 3) {
+    error(rangeLoc, "range takes 1 to 3 arguments, got " + std::to_string(bounds.size()));
+    return nullptr;
+  }
+  if (bounds.size() == 1) {
+    s->lo = std::make_unique<Expr>(ExprKind::Int, rangeLoc);
+    s->hi = std::move(bounds[0]);
+  } else {
+    s->lo = std::move(bounds[0]);
+    s->hi = std::move(bounds[1]);
+    if (bounds.size() == 3)
+      s->step = std::move(bounds[2]);
+  }
+  if (!parseBlock(s->body, "loop body"))
+    return nullptr;
+  return s;
+}
+
+StmtPtr Parser::parseIf() {
+  DepthGuard g(nesting_);
+  auto s = std::make_unique<Stmt>(StmtKind::If, consume().loc);
+  if (nesting_ > kMaxNesting) {
+    error(s->loc, "'if' statements nest too deeply");
+    return nullptr;
+  }
+  s->cond = parseExpr();
+  if (!s->cond || !parseBlock(s->body, "'if' body"))
+    return nullptr;
+  if (accept(Tok::KwElse)) {
+    s->hasElse = true;
+    if (at(Tok::KwIf)) {
+      StmtPtr inner = parseIf();
+      if (!inner)
+        return nullptr;
+      s->elseBody.push_back(std::move(inner));
+    } else if (!parseBlock(s->elseBody, "'else' body")) {
+      return nullptr;
+    }
+  }
+  return s;
+}
+
+ExprPtr Parser::finish(ExprPtr e, size_t beginTok) {
+  if (!e)
+    return nullptr;
+  e->beginOffset = toks_[beginTok].offset;
+  e->begin = toks_[beginTok].loc;
+  e->endOffset = pos_ > 0 ? toks_[pos_ - 1].endOffset : e->beginOffset;
+  e->depth = heightOf(*e);
+  if (e->depth > kMaxNesting) {
+    error(e->loc, "expression nests too deeply (the limit is " + std::to_string(kMaxNesting) + ")");
+    return nullptr;
+  }
+  return e;
+}
+
+ExprPtr Parser::parseExpr() {
+  DepthGuard g(nesting_);
+  if (nesting_ > kMaxNesting) {
+    error(tok().loc, "expression nests too deeply (the limit is " + std::to_string(kMaxNesting) + ")");
+    return nullptr;
+  }
+  return parseBinary(1);
+}
+
+ExprPtr Parser::parseBinary(int minPrec) {
+  size_t begin = pos_;
+  ExprPtr lhs = parseUnary();
+  while (lhs) {
+    int prec = precedence(tok().kind);
+    if (prec < minPrec)
+      break;
+    const Token &op = consume();
+    ExprPtr rhs = parseBinary(prec + 1);
+    if (!rhs)
+      return nullptr;
+    auto e = std::make_unique<Expr>(ExprKind::Binary, op.loc);
+    e->binOp = binOpOf(op.kind);
+    e->args.push_back(std::move(lhs));
+    e->args.push_back(std::move(rhs));
+    lhs = finish(std::move(e), begin);
+  }
+  return lhs;
+}
+
+ExprPtr Parser::parseUnary() {
+  if (at(Tok::Minus) || at(Tok::Bang)) {
+    DepthGuard g(nesting_);
+    size_t begin = pos_;
+    const Token &op = consume();
+    if (nesting_ > kMaxNesting) {
+      error(op.loc, "expression nests too deeply");
+      return nullptr;
+    }
+    ExprPtr operand = parseUnary();
+    if (!operand)
+      return nullptr;
+    auto e = std::make_unique<Expr>(ExprKind::Unary, op.loc);
+    e->unOp = op.kind == Tok::Minus ? UnOp::Neg : UnOp::Not;
+    e->args.push_back(std::move(operand));
+    return finish(std::move(e), begin);
+  }
+  return parsePostfix();
+}
+
+ExprPtr Parser::parsePostfix() {
+  size_t begin = pos_;
+  ExprPtr e = parsePrimary();
+  while (e) {
+    if (at(Tok::LBracket)) {
+      auto idx = std::make_unique<Expr>(ExprKind::Index, consume().loc);
+      idx->args.push_back(std::move(e));
+      do {
+        IndexItem item{IndexItem::Colon, tok().loc, nullptr};
+        if (accept(Tok::Colon)) {
+          item.kind = IndexItem::Colon;
+        } else if (accept(Tok::KwNone)) {
+          item.kind = IndexItem::None;
+        } else {
+          item.kind = IndexItem::Expr;
+          item.expr = parseExpr();
+          if (!item.expr)
+            return nullptr;
+        }
+        idx->index.push_back(std::move(item));
+      } while (accept(Tok::Comma));
+      if (!expect(Tok::RBracket, "to close the index"))
+        return nullptr;
+      e = finish(std::move(idx), begin);
+    } else if (at(Tok::Dot)) {
+      SourceLoc dot = consume().loc;
+      if (!at(Tok::Ident)) {
+        error(tok().loc, "expected an attribute name after '.', found " + found());
+        return nullptr;
+      }
+      SourceLoc nameLoc = tok().loc;
+      std::string name = consume().text;
+      (void)dot;
+      if (at(Tok::LParen)) {
+        auto m = std::make_unique<Expr>(ExprKind::Method, nameLoc);
+        m->name = name;
+        m->args.push_back(std::move(e));
+        consume();
+        if (!parseArgs(*m))
+          return nullptr;
+        e = finish(std::move(m), begin);
+      } else {
+        auto a = std::make_unique<Expr>(ExprKind::Attr, nameLoc);
+        a->name = name;
+        a->args.push_back(std::move(e));
+        e = finish(std::move(a), begin);
+      }
+    } else {
+      break;
+    }
+  }
+  return e;
+}
+
+// Parses call arguments after '(' up to and including ')'.
+bool Parser::parseArgs(Expr &call) {
+  if (accept(Tok::RParen))
+    return true;
+  do {
+    if (at(Tok::Ident) && peekTok().kind == Tok::Assign) {
+      KwArg kw;
+      kw.loc = tok().loc;
+      kw.name = consume().text;
+      consume();
+      kw.value = parseExpr();
+      if (!kw.value)
+        return false;
+      call.kwargs.push_back(std::move(kw));
+      continue;
+    }
+    if (!call.kwargs.empty()) {
+      error(tok().loc, "a positional argument cannot follow a keyword argument");
+      return false;
+    }
+    ExprPtr a = parseExpr();
+    if (!a)
+      return false;
+    call.args.push_back(std::move(a));
+  } while (accept(Tok::Comma));
+  return expect(Tok::RParen, "to close the argument list");
+}
+
+ExprPtr Parser::parsePrimary() {
+  size_t begin = pos_;
+  const Token &t = tok();
+  switch (t.kind) {
+  case Tok::Int: {
+    auto e = std::make_unique<Expr>(ExprKind::Int, t.loc);
+    e->intValue = consume().intValue;
+    return finish(std::move(e), begin);
+  }
+  case Tok::Float: {
+    auto e = std::make_unique<Expr>(ExprKind::Float, t.loc);
+    e->floatValue = consume().floatValue;
+    return finish(std::move(e), begin);
+  }
+  case Tok::KwInf: {
+    auto e = std::make_unique<Expr>(ExprKind::Float, t.loc);
+    consume();
+    e->floatValue = HUGE_VAL;
+    return finish(std::move(e), begin);
+  }
+  case Tok::KwTrue:
+  case Tok::KwFalse: {
+    auto e = std::make_unique<Expr>(ExprKind::Bool, t.loc);
+    e->boolValue = consume().kind == Tok::KwTrue;
+    return finish(std::move(e), begin);
+  }
+  case Tok::Ident:
+  case Tok::KwWhere: {
+    bool isWhere = t.kind == Tok::KwWhere;
+    if (isWhere && peekTok().kind != Tok::LParen) {
+      error(t.loc, "expected '(' after 'where' in an expression");
+      return nullptr;
+    }
+    SourceLoc loc = t.loc;
+    std::string name = isWhere ? "where" : t.text;
+    consume();
+    if (accept(Tok::LParen)) {
+      auto e = std::make_unique<Expr>(ExprKind::Call, loc);
+      e->name = name;
+      if (!parseArgs(*e))
+        return nullptr;
+      return finish(std::move(e), begin);
+    }
+    auto e = std::make_unique<Expr>(ExprKind::Name, loc);
+    e->name = name;
+    return finish(std::move(e), begin);
+  }
+  case Tok::LParen: {
+    consume();
+    ExprPtr e = parseExpr();
+    if (!e || !expect(Tok::RParen, "to close the parenthesis"))
+      return nullptr;
+    return e;
+  }
+  case Tok::LBracket: {
+    auto e = std::make_unique<Expr>(ExprKind::List, consume().loc);
+    if (!at(Tok::RBracket)) {
+      do {
+        ExprPtr item = parseExpr();
+        if (!item)
+          return nullptr;
+        e->args.push_back(std::move(item));
+      } while (accept(Tok::Comma));
+    }
+    if (!expect(Tok::RBracket, "to close the list"))
+      return nullptr;
+    return finish(std::move(e), begin);
+  }
+  case Tok::Error:
+    consume(); // already reported by the lexer
+    lastErrLoc_ = t.loc;
+    return nullptr;
+  default:
+    error(t.loc, "expected an expression, found " + found());
+    return nullptr;
+  }
+}
+
+std::unique_ptr<Module> tessera::parseFile(const SourceFile &file, DiagnosticEngine &diags) {
+  Parser p(file, diags);
+  return p.parseModule();
+}

@@ -1,0 +1,24 @@
+//===- Parser.h - the tile language parser ----------------------*- C++ -*-===//
+//
+// A recursive-descent parser from tokens to the AST. It reports every syntax
+// error it can recover from (statement by statement, kernel by kernel) and bounds
+// nesting depth so that no input can exhaust the stack.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_FRONTEND_PARSER_H
+#define TESSERA_FRONTEND_PARSER_H
+
+#include "compiler/Frontend/AST.h"
+#include "compiler/Frontend/Token.h"
+
+namespace tessera {
+
+/// Lexes and parses `file`. Errors go to `diags`; the module holds what parsed.
+std::unique_ptr<Module> parseFile(const SourceFile &file, DiagnosticEngine &diags);
+
+/// The deepest expression or block nesting the parser accepts.
+constexpr unsigned kMaxNesting = 200;
+
+} // namespace tessera
+
+#endif

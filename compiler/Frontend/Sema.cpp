@@ -1,0 +1,292 @@
+//===- Sema.cpp - kernel-level semantic analysis ----------------*- C++ -*-===//
+//
+// Declares a kernel's parameters, dims, tune and where values; checks the clauses;
+// and drives the analysis until the set of dims used as static extents is stable
+// (each such dim is specialized on, then the kernel is checked again).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Frontend/SemaImpl.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace tessera;
+using namespace tessera::sema;
+
+static bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+Symbol &Checker::newSymbol(Symbol::Kind kind, llvm::StringRef name, SourceLoc loc) {
+  Symbol &s = info_->symbols.emplace_back();
+  s.kind = kind;
+  s.name = name.str();
+  s.loc = loc;
+  s.id = nextId_++;
+  return s;
+}
+
+const Symbol *Checker::lookup(llvm::StringRef name) const {
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    auto f = it->find(name);
+    if (f != it->end())
+      return f->second;
+  }
+  auto f = kernelScope_.find(name);
+  return f == kernelScope_.end() ? nullptr : f->second;
+}
+
+static const char *kindWord(Symbol::Kind k) {
+  switch (k) {
+  case Symbol::TensorParam: return "a tensor parameter";
+  case Symbol::ScalarParam: return "a scalar parameter";
+  case Symbol::Dim: return "a dimension";
+  case Symbol::Tune: return "a tunable parameter";
+  case Symbol::Where: return "a 'where' value";
+  case Symbol::Knob: return "a reserved knob";
+  case Symbol::Let: return "a 'let' binding";
+  case Symbol::Var: return "a variable";
+  case Symbol::LoopVar: return "a loop variable";
+  }
+  return "a name";
+}
+
+bool Checker::declareKernelSymbols() {
+  bool ok = true;
+  auto clash = [&](llvm::StringRef name, SourceLoc loc) {
+    if (parseDType(name) || name == "range") {
+      error(loc, "'" + name + "' is reserved and cannot name a parameter");
+      ok = false;
+      return true;
+    }
+    auto f = kernelScope_.find(name);
+    if (f == kernelScope_.end())
+      return false;
+    error(loc, "'" + name + "' is already declared as " + kindWord(f->second->kind) +
+                   " at line " + std::to_string(f->second->loc.line));
+    ok = false;
+    return true;
+  };
+  // Parameters first, then the dims their types name.
+  for (unsigned i = 0; i < k_.params.size(); ++i) {
+    const Param &p = k_.params[i];
+    Symbol *s = nullptr;
+    if (!clash(p.name, p.loc)) {
+      s = &newSymbol(p.isTensor ? Symbol::TensorParam : Symbol::ScalarParam, p.name, p.loc);
+      s->paramIndex = i;
+      s->param = &p;
+      s->type = p.isTensor ? ValueType() : ValueType::scalar(p.dtype);
+      if (!p.isTensor) {
+        auto v = spec_.dims.find(p.name);
+        if (!isFloat(p.dtype))
+          s->hostValue = v != spec_.dims.end() ? v->second : 0;
+      }
+      kernelScope_[p.name] = s;
+    }
+    info_->params.push_back(s);
+  }
+  for (unsigned i = 0; i < k_.params.size(); ++i) {
+    const Param &p = k_.params[i];
+    for (unsigned a = 0; a < p.dims.size(); ++a) {
+      const DimSpec &d = p.dims[a];
+      if (!d.isName)
+        continue;
+      auto f = kernelScope_.find(d.name);
+      if (f != kernelScope_.end()) {
+        if (f->second->kind != Symbol::Dim) {
+          error(d.loc, "dimension '" + d.name + "' has the name of " +
+                           kindWord(f->second->kind) + " declared at line " +
+                           std::to_string(f->second->loc.line));
+          ok = false;
+        }
+        continue;
+      }
+      if (parseDType(d.name)) {
+        error(d.loc, "'" + d.name + "' is an element type and cannot name a dimension");
+        ok = false;
+        continue;
+      }
+      Symbol &s = newSymbol(Symbol::Dim, d.name, d.loc);
+      s.type = ValueType::scalar(DType::I32);
+      s.paramIndex = i;
+      s.axis = a;
+      auto v = spec_.dims.find(d.name);
+      s.hostValue = v != spec_.dims.end() ? v->second : kDefaultDimValue;
+      if (specialized_.count(d.name)) {
+        s.constant = s.hostValue;
+        info_->specializedDims[d.name] = *s.hostValue;
+      }
+      kernelScope_[d.name] = &s;
+      info_->dims.push_back(&s);
+    }
+  }
+  // Tune parameters and the reserved knobs.
+  llvm::StringSet<> declared;
+  for (TuneDecl &t : k_.tunes) {
+    if (clash(t.name, t.loc))
+      continue;
+    bool knob = t.name == "num_warps" || t.name == "num_stages";
+    for (auto &[v, loc] : t.values) {
+      if (t.name == "num_warps" && (!isPow2(v) || v > 32))
+        error(loc, "num_warps must be a power of two from 1 to 32, got " + std::to_string(v));
+      else if (t.name == "num_stages" && (v < 1 || v > 16))
+        error(loc, "num_stages must be from 1 to 16, got " + std::to_string(v));
+    }
+    Symbol &s = newSymbol(knob ? Symbol::Knob : Symbol::Tune, t.name, t.loc);
+    s.type = ValueType::scalar(DType::I32);
+    auto v = spec_.params.find(t.name);
+    s.constant = v != spec_.params.end() ? v->second : t.values.front().first;
+    kernelScope_[t.name] = &s;
+    declared.insert(t.name);
+    info_->tuneValues.push_back({t.name, *s.constant});
+  }
+  for (const char *knob : {"num_warps", "num_stages"}) {
+    if (declared.count(knob) || kernelScope_.count(knob))
+      continue;
+    Symbol &s = newSymbol(Symbol::Knob, knob, k_.loc);
+    s.type = ValueType::scalar(DType::I32);
+    auto v = spec_.params.find(knob);
+    s.constant = v != spec_.params.end() ? v->second
+                                         : (llvm::StringRef(knob) == "num_warps" ? 4 : 3);
+    kernelScope_[knob] = &s;
+  }
+  info_->numWarps = *kernelScope_["num_warps"]->constant;
+  info_->numStages = *kernelScope_["num_stages"]->constant;
+  if (!isPow2(info_->numWarps) || info_->numWarps > 32) {
+    error(k_.loc, "num_warps must be a power of two from 1 to 32, got " +
+                      std::to_string(info_->numWarps));
+    ok = false;
+  }
+  if (info_->numStages < 1 || info_->numStages > 16) {
+    error(k_.loc, "num_stages must be from 1 to 16, got " + std::to_string(info_->numStages));
+    ok = false;
+  }
+  // Overrides must name something the kernel declares.
+  for (auto &[name, v] : spec_.params) {
+    auto f = kernelScope_.find(name);
+    if (f == kernelScope_.end() ||
+        (f->second->kind != Symbol::Tune && f->second->kind != Symbol::Knob)) {
+      std::string known;
+      for (auto &t : k_.tunes)
+        known += (known.empty() ? "" : ", ") + t.name;
+      error(k_.loc, "kernel '" + k_.name + "' has no tunable parameter '" + name + "'" +
+                        (known.empty() ? std::string(" (it declares none)")
+                                       : " (it declares " + known + ")"));
+      ok = false;
+    } else if (f->second->kind == Symbol::Tune && v <= 0) {
+      error(k_.loc, "--param " + name + "=" + std::to_string(v) + ": tunable values must be positive");
+      ok = false;
+    }
+  }
+  for (auto &[name, v] : spec_.dims) {
+    auto f = kernelScope_.find(name);
+    bool isScalarInt = f != kernelScope_.end() && f->second->kind == Symbol::ScalarParam &&
+                       !isFloat(f->second->type.dtype);
+    if (f == kernelScope_.end() || (f->second->kind != Symbol::Dim && !isScalarInt)) {
+      error(k_.loc, "kernel '" + k_.name + "' has no dimension '" + name + "'");
+      ok = false;
+    } else if (f->second->kind == Symbol::Dim && v <= 0) {
+      error(k_.loc, "--dim " + name + "=" + std::to_string(v) + ": dimensions must be positive");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+void Checker::checkClauses() {
+  // where: compile-time integers, each visible to the later ones and to the body.
+  mode_ = Mode::Where;
+  for (WhereDecl &w : k_.wheres) {
+    check(*w.value);
+    std::optional<int64_t> value;
+    const ValueType &t = w.value->type;
+    if (!t.isError()) {
+      if (!t.isScalar() || isFloat(t.dtype))
+        error(w.value->start(), "a 'where' value must be an integer, got " + t.str());
+      else if (!w.value->constant)
+        error(w.value->start(), "the 'where' value '" + w.name +
+                                "' must be computable on the host from dims, integer "
+                                "scalars and tune values");
+      else
+        value = w.value->constant;
+    }
+    auto f = kernelScope_.find(w.name);
+    if (f != kernelScope_.end() || parseDType(w.name)) {
+      error(w.loc, "'" + w.name + "' is already declared" +
+                       (f != kernelScope_.end() ? " as " + std::string(kindWord(f->second->kind)) +
+                                                      " at line " +
+                                                      std::to_string(f->second->loc.line)
+                                                : std::string(" as an element type")));
+      continue;
+    }
+    Symbol &s = newSymbol(Symbol::Where, w.name, w.loc);
+    s.type = value ? ValueType::scalar(DType::I32) : ValueType();
+    s.constant = value;
+    kernelScope_[w.name] = &s;
+    if (value) {
+      if (*value < INT32_MIN || *value > INT32_MAX)
+        error(w.value->start(), "the 'where' value '" + w.name + "' = " + std::to_string(*value) +
+                                " does not fit in i32");
+      info_->whereValues.push_back({w.name, *value});
+    }
+  }
+  // grid: one to three integer expressions evaluated on the host at launch.
+  mode_ = Mode::Grid;
+  for (ExprPtr &g : k_.grid) {
+    check(*g);
+    const ValueType &t = g->type;
+    if (!t.isError() && (!t.isScalar() || !isInt(t.dtype)))
+      error(g->start(), "a grid extent must be an integer scalar, got " + t.str());
+    else if (!t.isError() && t.dtype == DType::I64)
+      error(g->start(), "a grid extent must be i32; convert it with .to(i32)");
+    else if (g->constant && *g->constant <= 0)
+      error(g->start(), "a grid extent must be positive, got " + std::to_string(*g->constant));
+  }
+  mode_ = Mode::Body;
+}
+
+std::unique_ptr<KernelInfo> Checker::run() {
+  info_->kernel = &k_;
+  unsigned before = diags_.numErrors();
+  if (!declareKernelSymbols())
+    return nullptr;
+  checkClauses();
+  scopes_.emplace_back();
+  checkBlock(k_.body);
+  scopes_.pop_back();
+  if (diags_.numErrors() != before)
+    return nullptr;
+  return std::move(info_);
+}
+
+std::unique_ptr<KernelInfo> tessera::analyzeKernel(Kernel &kernel, const Specialization &spec,
+                                                   DiagnosticEngine &diags) {
+  std::set<std::string> specialized;
+  // Each round may discover dims used as static extents; specialize on them and
+  // check again. The set only grows and is bounded by the number of dims.
+  for (unsigned round = 0;; ++round) {
+    DiagnosticEngine local(diags.file());
+    Checker c(kernel, spec, local, specialized);
+    std::unique_ptr<KernelInfo> info = c.run();
+    bool grew = false;
+    for (const std::string &d : c.wantSpecialized())
+      grew |= specialized.insert(d).second;
+    if (grew && round < 64)
+      continue;
+    for (const Diag &d : local.diags()) {
+      if (d.severity == Severity::Error)
+        diags.error(d.loc, d.message);
+      else if (d.severity == Severity::Warning)
+        diags.warning(d.loc, d.message);
+      else
+        diags.note(d.loc, d.message);
+    }
+    if (!info)
+      return nullptr;
+    std::set<std::string> noted;
+    for (const Symbol *s : c.defaulted())
+      if (noted.insert(s->name).second)
+        diags.note(s->loc, (s->kind == Symbol::Dim ? "dimension '" : "scalar '") + s->name +
+                               "' has no compile-time value; using " + s->name + "=" +
+                               std::to_string(*s->hostValue) + " (pass --dim " + s->name +
+                               "=V)");
+    return info;
+  }
+}

@@ -1,0 +1,69 @@
+//===- Sema.h - semantic analysis of a kernel -------------------*- C++ -*-===//
+//
+// Checks one kernel for one specialization (tune values from --param, dims from
+// --dim): resolves names, evaluates `where` clauses, infers the dtype and static
+// shape of every expression, applies the literal and broadcasting rules, and
+// decides which dims must be specialized because they are used as static extents.
+// Results are written into the AST's Sema slots and a KernelInfo; errors go to the
+// diagnostic engine with the location of the mistake.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_FRONTEND_SEMA_H
+#define TESSERA_FRONTEND_SEMA_H
+
+#include "compiler/Frontend/AST.h"
+
+#include <deque>
+#include <map>
+
+namespace tessera {
+
+/// What a name in a kernel refers to.
+struct Symbol {
+  enum Kind { TensorParam, ScalarParam, Dim, Tune, Where, Knob, Let, Var, LoopVar } kind;
+  std::string name;
+  SourceLoc loc;
+  ValueType type;
+  std::optional<int64_t> constant; // compile-time value (tune, where, specialized dim, ...)
+  std::optional<double> fconstant; // a `let` of a float literal
+  llvm::SmallVector<std::string, 2> dimDeps;
+  std::optional<int64_t> hostValue; // dims and int scalars: the value `where` clauses see
+  unsigned paramIndex = 0;          // params; dims: the tensor parameter they bind to
+  unsigned axis = 0;                // dims: the axis of that tensor
+  unsigned id = 0;                  // unique within the kernel
+  const Param *param = nullptr;
+};
+
+/// Values chosen for one compilation: tune overrides and dim (or scalar) values.
+struct Specialization {
+  std::map<std::string, int64_t> params;
+  std::map<std::string, int64_t> dims;
+};
+
+/// What Sema learned about a kernel under a specialization.
+struct KernelInfo {
+  const Kernel *kernel = nullptr;
+  std::vector<std::pair<std::string, int64_t>> tuneValues;  // declared tune params
+  std::vector<std::pair<std::string, int64_t>> whereValues; // in declaration order
+  std::map<std::string, int64_t> specializedDims;           // dims baked in as constants
+  int64_t numWarps = 4, numStages = 3;
+  std::vector<const Symbol *> params; // one per kernel parameter
+  std::vector<const Symbol *> dims;   // named dims in order of first appearance
+  std::deque<Symbol> symbols;         // owns every symbol the AST points to
+};
+
+/// The limit on the number of elements of one tile.
+constexpr int64_t kMaxTileElements = 1 << 20;
+/// The value a dim takes at compile time when no --dim gives one.
+constexpr int64_t kDefaultDimValue = 128;
+
+/// Analyzes `kernel` (whose Sema slots it overwrites). Returns null after errors.
+std::unique_ptr<KernelInfo> analyzeKernel(Kernel &kernel, const Specialization &spec,
+                                          DiagnosticEngine &diags);
+
+/// True for the names of the language's built-in functions.
+bool isBuiltinFunction(llvm::StringRef name);
+
+} // namespace tessera
+
+#endif

@@ -1,0 +1,512 @@
+//===- SemaBuiltins.cpp - typing of built-in calls --------------*- C++ -*-===//
+//
+// Signatures and shape rules of the built-in functions: program ids, tile
+// constructors, load/store with the coordinate convention, dot, reductions,
+// element-wise math, where, and the scalar helpers usable in clauses too.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Frontend/SemaImpl.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace tessera;
+using namespace tessera::sema;
+
+static std::string shapeStr(llvm::ArrayRef<int64_t> s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+static const char *kUnaryFloat[] = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "sigmoid"};
+
+bool tessera::isBuiltinFunction(llvm::StringRef n) {
+  for (const char *f : kUnaryFloat)
+    if (n == f)
+      return true;
+  return llvm::StringSwitch<bool>(n)
+      .Cases({"program_id", "num_programs", "arange", "zeros", "full", "load", "store"}, true)
+      .Cases({"dot", "sum", "max", "min", "abs", "maximum", "minimum", "where"}, true)
+      .Cases({"cdiv", "next_pow2", "print", "range"}, true)
+      .Default(false);
+}
+
+bool Checker::checkArity(Expr &e, size_t lo, size_t hi) {
+  size_t n = e.args.size();
+  if (n >= lo && n <= hi)
+    return true;
+  std::string want = lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+  error(e.loc, e.name + "() takes " + want + " argument" + (hi == 1 ? "" : "s") + ", got " +
+                   std::to_string(n));
+  return false;
+}
+
+bool Checker::requireDevice(Expr &e) {
+  if (mode_ == Mode::Body)
+    return true;
+  error(e.loc, "'" + e.name + "' cannot be used in " +
+                   (mode_ == Mode::Where ? "a 'where' clause" : "the grid clause") +
+                   "; only dims, scalars, tune values and cdiv/min/max/next_pow2 are allowed there");
+  return false;
+}
+
+std::optional<int64_t> Checker::staticInt(Expr &e, const std::string &what) {
+  check(e);
+  if (e.type.isError())
+    return std::nullopt;
+  if (!e.type.isScalar() || !(isInt(e.type.dtype))) {
+    error(e.start(), what + " must be an integer, got " + e.type.str());
+    return std::nullopt;
+  }
+  if (e.constant)
+    return e.constant;
+  if (!e.dimDeps.empty()) {
+    // Constant once these dims are specialized: ask for another round.
+    want_.insert(e.dimDeps.begin(), e.dimDeps.end());
+    return 1;
+  }
+  error(e.start(), what + " must be a compile-time constant (a literal, a tune or 'where' "
+                      "value, or a dim)");
+  return std::nullopt;
+}
+
+std::optional<llvm::SmallVector<int64_t, 4>> Checker::staticShape(Expr &e,
+                                                                  const std::string &what) {
+  if (e.kind != ExprKind::List) {
+    error(e.start(), what + " must be a list of extents, e.g. [BM, BN]");
+    return std::nullopt;
+  }
+  llvm::SmallVector<int64_t, 4> shape;
+  bool ok = true;
+  int64_t total = 1;
+  for (ExprPtr &item : e.args) {
+    std::optional<int64_t> v = staticInt(*item, "a tile extent");
+    if (!v) {
+      ok = false;
+      continue;
+    }
+    if (*v <= 0 || *v > kMaxTileElements) {
+      error(item->start(), "a tile extent must be from 1 to " + std::to_string(kMaxTileElements) +
+                           ", got " + std::to_string(*v));
+      ok = false;
+      continue;
+    }
+    total *= *v;
+    if (total > kMaxTileElements) {
+      error(e.loc, "a tile may hold at most " + std::to_string(kMaxTileElements) +
+                       " elements; " + what + " asks for more");
+      return std::nullopt;
+    }
+    shape.push_back(*v);
+  }
+  if (!ok)
+    return std::nullopt;
+  return shape;
+}
+
+const Symbol *Checker::tensorArg(Expr &e, llvm::StringRef fn) {
+  const Symbol *s = e.kind == ExprKind::Name ? lookup(e.name) : nullptr;
+  if (!s || s->kind != Symbol::TensorParam) {
+    error(e.loc, "the first argument of " + fn + "() must be a tensor parameter");
+    return nullptr;
+  }
+  e.symbol = s;
+  return s;
+}
+
+namespace {
+/// Checks the coordinate list of load/store against the tensor's rank.
+bool checkCoords(Checker &c, Expr &list, const Symbol &t, llvm::StringRef fn) {
+  size_t rank = t.param->dims.size();
+  if (list.kind != ExprKind::List) {
+    c.error(list.start(), fn + "() needs a list of " + std::to_string(rank) + " coordinates, e.g. [i, 0]");
+    return false;
+  }
+  if (list.args.size() != rank) {
+    c.error(list.start(), fn + "() of the rank-" + std::to_string(rank) + " tensor '" + t.name +
+                          "' needs " + std::to_string(rank) + " coordinate" +
+                          (rank == 1 ? "" : "s") + ", got " + std::to_string(list.args.size()));
+    return false;
+  }
+  bool ok = true;
+  for (ExprPtr &x : list.args) {
+    c.check(*x);
+    if (x->type.isError()) {
+      ok = false;
+    } else if (!x->type.isScalar()) {
+      c.error(x->start(), "a coordinate must be a scalar, got " + x->type.str());
+      ok = false;
+    } else {
+      ok &= c.coerce(*x, DType::I32, "a coordinate");
+    }
+  }
+  return ok;
+}
+} // namespace
+
+void Checker::checkCall(Expr &e) {
+  const std::string &fn = e.name;
+  if (!isBuiltinFunction(fn)) {
+    if (const Symbol *s = lookup(fn); s && s->kind != Symbol::TensorParam)
+      error(e.loc, "'" + fn + "' is not a function");
+    else
+      error(e.loc, "unknown function '" + fn + "'");
+    return;
+  }
+  if (fn != "load" && !e.kwargs.empty()) {
+    error(e.kwargs[0].loc, fn + "() takes no keyword arguments");
+    return;
+  }
+  auto value = [&](Expr &x) {
+    check(x);
+    if (x.type.isVoid()) {
+      error(x.start(), "this expression has no value");
+      x.type = ValueType();
+    }
+    return !x.type.isError();
+  };
+
+  if (fn == "range") {
+    error(e.loc, "range() is only allowed in 'for i in range(...)'");
+    return;
+  }
+  // Scalar helpers, valid on the host too.
+  // min/max of a tile and an axis reduce; of two scalars they pick one.
+  bool scalarMinMax = false;
+  if ((fn == "min" || fn == "max") && e.args.size() == 2 && mode_ == Mode::Body) {
+    if (!value(*e.args[0]))
+      return;
+    scalarMinMax = e.args[0]->type.isScalar();
+  } else if ((fn == "min" || fn == "max") && e.args.size() == 2) {
+    scalarMinMax = true;
+  }
+  if (fn == "cdiv" || fn == "next_pow2" || scalarMinMax) {
+    if (!checkArity(e, fn == "next_pow2" ? 1 : 2, fn == "next_pow2" ? 1 : 2))
+      return;
+    bool ok = true;
+    for (ExprPtr &a : e.args)
+      ok &= value(*a);
+    if (!ok)
+      return;
+    for (ExprPtr &a : e.args)
+      if (!a->type.isScalar()) {
+        if (scalarMinMax)
+          error(a->start(), fn + "(a, b) of two values needs scalars; for tiles use " +
+                            (fn == "min" ? "minimum" : "maximum") + "(a, b), or " + fn +
+                            "(x, axis) with a constant axis to reduce");
+        else
+          error(a->start(), fn + "() needs scalar arguments, got " + a->type.str());
+        return;
+      }
+    if (e.args.size() == 2 && !unify(*e.args[0], *e.args[1], e.loc, (fn + "()").c_str()))
+      return;
+    DType t = e.args[0]->type.dtype;
+    if (!scalarMinMax && !isInt(t)) {
+      error(e.loc, fn + "() needs integer arguments, got " + dtypeName(t).str());
+      return;
+    }
+    if (t == DType::Bool) {
+      error(e.loc, fn + "() is not defined on bool values");
+      return;
+    }
+    e.type = ValueType::scalar(t);
+    e.type.literal = e.args[0]->type.literal && (e.args.size() == 1 || e.args[1]->type.literal);
+    bool allConst = true, allKnown = true;
+    for (ExprPtr &a : e.args) {
+      allConst &= a->constant.has_value();
+      allKnown &= a->constant || !a->dimDeps.empty();
+    }
+    if (allConst) {
+      int64_t x = *e.args[0]->constant;
+      if (fn == "next_pow2") {
+        int64_t p = 1;
+        while (p < x && p <= (INT64_MAX >> 1))
+          p <<= 1;
+        if (p < x) {
+          error(e.loc, "next_pow2(" + std::to_string(x) + ") overflows");
+          e.type = ValueType();
+          return;
+        }
+        e.constant = p;
+      } else {
+        int64_t y = *e.args[1]->constant;
+        if (fn == "cdiv") {
+          if (y == 0) {
+            error(e.loc, "division by zero in cdiv()");
+            e.type = ValueType();
+            return;
+          }
+          int64_t q = x / y;
+          e.constant = (x % y != 0 && ((x < 0) == (y < 0))) ? q + 1 : q;
+        } else {
+          e.constant = fn == "min" ? std::min(x, y) : std::max(x, y);
+        }
+      }
+    } else if (scalarMinMax && e.args[0]->fconstant && e.args[1]->fconstant) {
+      double x = *e.args[0]->fconstant, y = *e.args[1]->fconstant;
+      e.fconstant = fn == "min" ? std::min(x, y) : std::max(x, y);
+    } else if (allKnown) {
+      for (ExprPtr &a : e.args)
+        e.dimDeps.append(a->dimDeps.begin(), a->dimDeps.end());
+    }
+    return;
+  }
+
+  if (!requireDevice(e))
+    return;
+
+  if (fn == "program_id" || fn == "num_programs") {
+    if (!checkArity(e, 1, 1))
+      return;
+    auto axis = staticInt(*e.args[0], std::string("the axis of ") + fn + "()");
+    if (!axis)
+      return;
+    if (*axis < 0 || *axis > 2) {
+      error(e.args[0]->start(), "the axis of " + fn + "() must be 0, 1 or 2, got " + std::to_string(*axis));
+      return;
+    }
+    e.type = ValueType::scalar(DType::I32);
+    return;
+  }
+  if (fn == "arange") {
+    if (!checkArity(e, 1, 1))
+      return;
+    auto n = staticInt(*e.args[0], "the extent of arange()");
+    if (!n)
+      return;
+    if (*n < 1 || *n > kMaxTileElements) {
+      error(e.args[0]->start(), "the extent of arange() must be from 1 to " +
+                                std::to_string(kMaxTileElements) + ", got " + std::to_string(*n));
+      return;
+    }
+    e.type = ValueType::tile(DType::I32, {*n});
+    return;
+  }
+  if (fn == "zeros" || fn == "full") {
+    bool full = fn == "full";
+    if (!checkArity(e, full ? 2 : 1, full ? 3 : 2))
+      return;
+    auto shape = staticShape(*e.args[0], "the shape of " + fn + "()");
+    size_t dtIdx = full ? 2 : 1;
+    std::optional<DType> t = DType::F32;
+    if (e.args.size() > dtIdx)
+      t = dtypeArg(*e.args[dtIdx]);
+    bool ok = shape && t;
+    if (full) {
+      Expr &v = *e.args[1];
+      if (!value(v))
+        return;
+      if (!v.type.isScalar()) {
+        error(v.start(), "the fill value of full() must be a scalar, got " + v.type.str());
+        return;
+      }
+      if (e.args.size() <= dtIdx)
+        t = v.type.dtype;
+      else if (t && !coerce(v, *t, "the fill value"))
+        return;
+    }
+    if (ok)
+      e.type = ValueType::tile(*t, *shape);
+    return;
+  }
+  if (fn == "load" || fn == "store") {
+    bool isLoad = fn == "load";
+    if (!checkArity(e, isLoad ? 2 : 3, 3))
+      return;
+    const Symbol *t = tensorArg(*e.args[0], fn);
+    if (!t)
+      return;
+    bool ok = checkCoords(*this, *e.args[1], *t, fn);
+    size_t rank = t->param->dims.size();
+    DType dt = t->param->dtype;
+    if (isLoad) {
+      llvm::SmallVector<int64_t, 4> shape;
+      if (e.args.size() == 3) {
+        auto s = staticShape(*e.args[2], "the tile shape of load()");
+        if (!s)
+          return;
+        shape = *s;
+      }
+      if (shape.size() > rank) {
+        error(e.args[2]->start(), "load() of a rank-" + std::to_string(rank) + " tensor gives a tile of rank at most " +
+                                  std::to_string(rank) + ", got " + shapeStr(shape));
+        return;
+      }
+      for (KwArg &kw : e.kwargs) {
+        if (kw.name != "pad") {
+          error(kw.loc, "unknown keyword argument '" + kw.name + "' of load(); expected pad");
+          ok = false;
+          continue;
+        }
+        if (!value(*kw.value)) {
+          ok = false;
+        } else if (!kw.value->type.isScalar()) {
+          error(kw.value->start(), "pad must be a scalar, got " + kw.value->type.str());
+          ok = false;
+        } else {
+          ok &= coerce(*kw.value, dt, "pad for a " + dtypeName(dt).str() + " tensor");
+        }
+      }
+      if (ok)
+        e.type = ValueType::tile(dt, shape);
+      return;
+    }
+    Expr &v = *e.args[2];
+    if (!value(v) || !ok)
+      return;
+    if (v.type.shape.size() > rank) {
+      error(v.start(), "cannot store " + v.type.str() + " into the rank-" + std::to_string(rank) +
+                       " tensor '" + t->name + "'");
+      return;
+    }
+    if (v.type.dtype != dt && !v.type.literal) {
+      error(v.start(), "cannot store " + v.type.str() + " into the " + dtypeName(dt).str() +
+                       " tensor '" + t->name + "'; convert it with .to(" + dtypeName(dt).str() + ")");
+      return;
+    }
+    if (!coerce(v, dt, "the stored value"))
+      return;
+    e.type = ValueType::voidType();
+    return;
+  }
+  if (fn == "dot") {
+    if (!checkArity(e, 2, 3))
+      return;
+    bool ok = true;
+    for (ExprPtr &a : e.args)
+      ok &= value(*a);
+    if (!ok)
+      return;
+    Expr &a = *e.args[0], &b = *e.args[1];
+    for (Expr *x : {&a, &b})
+      if (x->type.shape.size() != 2) {
+        error(x->start(), "dot() needs 2-D tiles, got " + x->type.str());
+        return;
+      }
+    if (a.type.dtype != b.type.dtype) {
+      error(e.loc, "dot() operands have different element types: " + a.type.str() + " and " +
+                       b.type.str() + "; convert one with .to(...)");
+      return;
+    }
+    if (!isFloat(a.type.dtype)) {
+      error(a.loc, "dot() supports f16, bf16 and f32 tiles, got " + a.type.str());
+      return;
+    }
+    if (a.type.shape[1] != b.type.shape[0]) {
+      error(e.loc, "dot() inner extents differ: " + shapeStr(a.type.shape) + " x " +
+                       shapeStr(b.type.shape));
+      return;
+    }
+    llvm::SmallVector<int64_t, 2> out = {a.type.shape[0], b.type.shape[1]};
+    ValueType result = ValueType::tile(DType::F32, out);
+    if (e.args.size() == 3) {
+      Expr &acc = *e.args[2];
+      if (acc.type.shape != llvm::ArrayRef<int64_t>(out) || !isFloat(acc.type.dtype)) {
+        error(acc.loc, "the accumulator of dot() must be a float tile of shape " +
+                           shapeStr(out) + ", got " + acc.type.str());
+        return;
+      }
+      result = ValueType::tile(acc.type.dtype, out);
+    }
+    e.type = result;
+    return;
+  }
+  if (fn == "sum" || fn == "max" || fn == "min") {
+    if (!checkArity(e, 1, 2))
+      return;
+    Expr &x = *e.args[0];
+    if (!value(x))
+      return;
+    if (!x.type.isTile()) {
+      error(x.start(), fn + "(x, axis) reduces a tile, got " + x.type.str() +
+                       (fn == "sum" ? "" : "; " + fn + "(a, b) of two scalars picks one"));
+      return;
+    }
+    int64_t rank = x.type.shape.size(), axis = 0;
+    if (e.args.size() == 2) {
+      auto a = staticInt(*e.args[1], "the axis of " + fn + "()");
+      if (!a)
+        return;
+      axis = *a < 0 ? *a + rank : *a;
+      if (axis < 0 || axis >= rank) {
+        error(e.args[1]->start(), "axis " + std::to_string(*a) + " is out of range for " + x.type.str());
+        return;
+      }
+    } else if (rank != 1) {
+      error(e.loc, fn + "() of " + x.type.str() + " needs an axis");
+      return;
+    }
+    if (x.type.dtype == DType::Bool) {
+      error(x.start(), fn + "() is not defined on bool tiles");
+      return;
+    }
+    llvm::SmallVector<int64_t, 4> shape(x.type.shape);
+    shape.erase(shape.begin() + axis);
+    e.type = ValueType::tile(x.type.dtype, shape);
+    return;
+  }
+  if (fn == "abs" || llvm::is_contained(kUnaryFloat, fn)) {
+    if (!checkArity(e, 1, 1) || !value(*e.args[0]))
+      return;
+    Expr &x = *e.args[0];
+    if (fn == "abs") {
+      if (x.type.dtype == DType::Bool) {
+        error(x.start(), "abs() needs a number, got " + x.type.str());
+        return;
+      }
+    } else if (!isFloat(x.type.dtype)) {
+      if (!x.type.literal) {
+        error(x.start(), fn + "() needs a float operand, got " + x.type.str() +
+                         "; convert it with .to(f32)");
+        return;
+      }
+      if (!retype(x, DType::F32))
+        return;
+    }
+    e.type = ValueType::tile(x.type.dtype, x.type.shape);
+    return;
+  }
+  if (fn == "maximum" || fn == "minimum") {
+    if (!checkArity(e, 2, 2))
+      return;
+    Expr &a = *e.args[0], &b = *e.args[1];
+    if (!value(a) || !value(b) || !unify(a, b, e.loc, (fn + "()").c_str()))
+      return;
+    if (a.type.dtype == DType::Bool) {
+      error(e.loc, fn + "() is not defined on bool values");
+      return;
+    }
+    auto shape = broadcastShapes(a.type.shape, b.type.shape, e.loc);
+    if (shape)
+      e.type = ValueType::tile(a.type.dtype, *shape);
+    return;
+  }
+  if (fn == "where") {
+    if (!checkArity(e, 3, 3))
+      return;
+    Expr &c = *e.args[0], &a = *e.args[1], &b = *e.args[2];
+    if (!value(c) || !value(a) || !value(b))
+      return;
+    if (c.type.dtype != DType::Bool) {
+      error(c.start(), "the condition of where() must be bool, got " + c.type.str());
+      return;
+    }
+    if (!unify(a, b, e.loc, "where()"))
+      return;
+    auto s1 = broadcastShapes(c.type.shape, a.type.shape, e.loc);
+    if (!s1)
+      return;
+    auto s2 = broadcastShapes(*s1, b.type.shape, e.loc);
+    if (s2)
+      e.type = ValueType::tile(a.type.dtype, *s2);
+    return;
+  }
+  if (fn == "print") {
+    if (!checkArity(e, 1, 1) || !value(*e.args[0]))
+      return;
+    e.type = ValueType::voidType();
+    return;
+  }
+  error(e.loc, "unknown function '" + fn + "'");
+}

@@ -1,0 +1,416 @@
+//===- SemaExpr.cpp - typing of expressions ---------------------*- C++ -*-===//
+//
+// Names, operators, indexing, `.T` and `.to`: dtype and shape inference with the
+// literal-adoption rule (a literal takes the other operand's element type), NumPy
+// broadcasting, and folding of compile-time integer and literal values.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Frontend/SemaImpl.h"
+
+#include <cmath>
+
+using namespace tessera;
+using namespace tessera::sema;
+
+static std::string shapeStr(llvm::ArrayRef<int64_t> s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+static bool fits(DType t, int64_t v) {
+  if (t == DType::I32)
+    return v >= INT32_MIN && v <= INT32_MAX;
+  if (t == DType::Bool)
+    return v == 0 || v == 1;
+  return true;
+}
+
+void Checker::check(Expr &e) {
+  e.type = ValueType();
+  e.constant.reset();
+  e.fconstant.reset();
+  e.dimDeps.clear();
+  e.symbol = nullptr;
+  switch (e.kind) {
+  case ExprKind::Int:
+    e.type = ValueType::scalar(e.intValue > INT32_MAX ? DType::I64 : DType::I32, true);
+    e.constant = e.intValue;
+    return;
+  case ExprKind::Float:
+    e.type = ValueType::scalar(DType::F32, true);
+    e.fconstant = e.floatValue;
+    return;
+  case ExprKind::Bool:
+    e.type = ValueType::scalar(DType::Bool, true);
+    e.constant = e.boolValue;
+    return;
+  case ExprKind::Name: return checkName(e);
+  case ExprKind::Unary: return checkUnary(e);
+  case ExprKind::Binary: return checkBinary(e);
+  case ExprKind::Call: return checkCall(e);
+  case ExprKind::Index: return checkIndex(e);
+  case ExprKind::Attr: return checkAttr(e);
+  case ExprKind::Method: return checkMethod(e);
+  case ExprKind::List:
+    error(e.loc, "a list is only allowed as the shape or coordinates argument of a built-in");
+    return;
+  }
+}
+
+void Checker::checkName(Expr &e) {
+  const Symbol *s = lookup(e.name);
+  if (!s) {
+    if (isBuiltinFunction(e.name))
+      error(e.loc, "'" + e.name + "' is a built-in function; call it as " + e.name + "(...)");
+    else if (parseDType(e.name))
+      error(e.loc, "'" + e.name + "' is an element type, not a value");
+    else
+      error(e.loc, "use of undeclared name '" + e.name + "'");
+    return;
+  }
+  e.symbol = s;
+  switch (s->kind) {
+  case Symbol::TensorParam:
+    error(e.loc, "tensor '" + e.name + "' is not a value; read a tile from it with load(" +
+                     e.name + ", ...)");
+    return;
+  case Symbol::ScalarParam:
+    if (mode_ == Mode::Where) {
+      if (!s->hostValue) {
+        error(e.loc, "float scalar '" + e.name + "' cannot be used in a 'where' clause");
+        return;
+      }
+      e.constant = s->hostValue;
+      if (!spec_.dims.count(e.name))
+        defaulted_.push_back(s);
+    }
+    break;
+  case Symbol::Dim:
+    if (mode_ == Mode::Where) {
+      e.constant = s->hostValue;
+      if (!spec_.dims.count(e.name))
+        defaulted_.push_back(s);
+    } else if (s->constant) {
+      e.constant = s->constant;
+      if (!spec_.dims.count(e.name))
+        defaulted_.push_back(s);
+    } else {
+      e.dimDeps.push_back(e.name);
+    }
+    break;
+  case Symbol::Let:
+    e.constant = s->constant;
+    e.fconstant = s->fconstant;
+    e.dimDeps = s->dimDeps;
+    break;
+  default:
+    e.constant = s->constant;
+    break;
+  }
+  e.type = s->type;
+  // A where value that failed to evaluate was reported at its definition.
+  if (s->type.isError())
+    e.type = ValueType();
+}
+
+void Checker::checkUnary(Expr &e) {
+  Expr &x = *e.args[0];
+  check(x);
+  if (x.type.isError())
+    return;
+  if (x.type.isVoid()) {
+    error(x.start(), "this expression has no value");
+    return;
+  }
+  if (e.unOp == UnOp::Neg) {
+    if (x.type.dtype == DType::Bool) {
+      error(e.loc, "unary '-' needs a number, got " + x.type.str() + "; use '!' for bool");
+      return;
+    }
+    e.type = x.type;
+    if (x.constant)
+      e.constant = -*x.constant;
+    if (x.fconstant)
+      e.fconstant = -*x.fconstant;
+  } else {
+    if (x.type.dtype != DType::Bool) {
+      error(e.loc, "'!' needs a bool operand, got " + x.type.str());
+      return;
+    }
+    e.type = x.type;
+    if (x.constant)
+      e.constant = !*x.constant;
+  }
+  e.dimDeps = x.dimDeps;
+}
+
+bool Checker::retype(Expr &e, DType t) {
+  DType from = e.type.dtype;
+  if (from == t)
+    return true;
+  bool ok = (isInt(from) && (isInt(t) || isFloat(t))) || (isFloat(from) && isFloat(t));
+  if (!ok || (isInt(t) && e.constant && !fits(t, *e.constant))) {
+    std::string what = e.constant && isInt(from) ? "integer " + std::to_string(*e.constant)
+                       : from == DType::Bool    ? std::string("bool literal")
+                                                : std::string("float literal");
+    error(e.loc, "the " + what + " cannot be used as " + dtypeName(t).str() +
+                     (ok ? " (out of range)" : ""));
+    return false;
+  }
+  if (isFloat(t) && e.constant) {
+    e.fconstant = (double)*e.constant;
+    e.constant.reset();
+  }
+  e.type.dtype = t;
+  return true;
+}
+
+bool Checker::coerce(Expr &e, DType t, const std::string &what) {
+  if (e.type.dtype == t)
+    return true;
+  if (e.type.literal)
+    return retype(e, t);
+  error(e.start(), what + " must be " + dtypeName(t).str() + ", got " + e.type.str() +
+                   "; convert it with .to(" + dtypeName(t).str() + ")");
+  return false;
+}
+
+bool Checker::unify(Expr &a, Expr &b, SourceLoc loc, const char *what) {
+  DType ta = a.type.dtype, tb = b.type.dtype;
+  if (ta == tb)
+    return true;
+  bool la = a.type.literal, lb = b.type.literal;
+  if (la && !lb)
+    return retype(a, tb);
+  if (lb && !la)
+    return retype(b, ta);
+  if (la && lb) {
+    if (isFloat(ta) && isInt(tb))
+      return retype(b, ta);
+    if (isInt(ta) && isFloat(tb))
+      return retype(a, tb);
+    if (isInt(ta) && isInt(tb))
+      return retype(ta == DType::I64 ? b : a, DType::I64);
+  }
+  error(loc, std::string("mixed element types in ") + what + ": " + a.type.str() + " and " +
+                 b.type.str() + "; convert one operand with .to(...)");
+  return false;
+}
+
+std::optional<llvm::SmallVector<int64_t, 4>>
+Checker::broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b, SourceLoc loc) {
+  size_t n = std::max(a.size(), b.size());
+  llvm::SmallVector<int64_t, 4> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      error(loc, "cannot broadcast shapes " + shapeStr(a) + " and " + shapeStr(b));
+      return std::nullopt;
+    }
+    out[i] = std::max(da, db);
+  }
+  return out;
+}
+
+static bool isComparison(BinOp op) {
+  return op == BinOp::Lt || op == BinOp::Le || op == BinOp::Gt || op == BinOp::Ge ||
+         op == BinOp::Eq || op == BinOp::Ne;
+}
+
+void Checker::checkBinary(Expr &e) {
+  Expr &a = *e.args[0], &b = *e.args[1];
+  check(a);
+  check(b);
+  if (a.type.isError() || b.type.isError())
+    return;
+  for (Expr *x : {&a, &b})
+    if (x->type.isVoid()) {
+      error(x->start(), "this expression has no value");
+      return;
+    }
+  std::string what = std::string("'") + binOpSpelling(e.binOp) + "'";
+  bool logic = e.binOp == BinOp::And || e.binOp == BinOp::Or;
+  if (logic) {
+    for (Expr *x : {&a, &b})
+      if (x->type.dtype != DType::Bool) {
+        error(x->start(), what + " needs bool operands, got " + x->type.str());
+        return;
+      }
+  } else if (!unify(a, b, e.loc, what.c_str())) {
+    return;
+  }
+  DType t = a.type.dtype;
+  if (!logic && t == DType::Bool && e.binOp != BinOp::Eq && e.binOp != BinOp::Ne) {
+    error(e.loc, what + " is not defined on bool values");
+    return;
+  }
+  auto shape = broadcastShapes(a.type.shape, b.type.shape, e.loc);
+  if (!shape)
+    return;
+  e.type = ValueType::tile(isComparison(e.binOp) || logic ? DType::Bool : t, *shape);
+  e.type.literal = a.type.literal && b.type.literal;
+  foldConstant(e);
+  bool aKnown = a.constant || !a.dimDeps.empty(), bKnown = b.constant || !b.dimDeps.empty();
+  if (!e.constant && aKnown && bKnown) {
+    e.dimDeps = a.dimDeps;
+    e.dimDeps.append(b.dimDeps.begin(), b.dimDeps.end());
+  }
+}
+
+void Checker::foldConstant(Expr &e) {
+  Expr &a = *e.args[0], &b = *e.args[1];
+  if (!e.type.isScalar())
+    return;
+  // Float literals fold in double; the result keeps the literal's flexibility.
+  if (a.fconstant && b.fconstant) {
+    double x = *a.fconstant, y = *b.fconstant;
+    switch (e.binOp) {
+    case BinOp::Add: e.fconstant = x + y; break;
+    case BinOp::Sub: e.fconstant = x - y; break;
+    case BinOp::Mul: e.fconstant = x * y; break;
+    case BinOp::Div: e.fconstant = x / y; break;
+    case BinOp::Mod: e.fconstant = std::fmod(x, y); break;
+    case BinOp::Lt: e.constant = x < y; break;
+    case BinOp::Le: e.constant = x <= y; break;
+    case BinOp::Gt: e.constant = x > y; break;
+    case BinOp::Ge: e.constant = x >= y; break;
+    case BinOp::Eq: e.constant = x == y; break;
+    case BinOp::Ne: e.constant = x != y; break;
+    default: break;
+    }
+    return;
+  }
+  if (!a.constant || !b.constant)
+    return;
+  int64_t x = *a.constant, y = *b.constant, r = 0;
+  bool overflow = false;
+  switch (e.binOp) {
+  case BinOp::Add: overflow = __builtin_add_overflow(x, y, &r); break;
+  case BinOp::Sub: overflow = __builtin_sub_overflow(x, y, &r); break;
+  case BinOp::Mul: overflow = __builtin_mul_overflow(x, y, &r); break;
+  case BinOp::Div:
+  case BinOp::Mod:
+    if (y == 0) {
+      error(e.loc, "division by zero in a constant expression");
+      e.type = ValueType();
+      return;
+    }
+    if (x == INT64_MIN && y == -1)
+      overflow = true;
+    else
+      r = e.binOp == BinOp::Div ? x / y : x % y;
+    break;
+  case BinOp::Lt: r = x < y; break;
+  case BinOp::Le: r = x <= y; break;
+  case BinOp::Gt: r = x > y; break;
+  case BinOp::Ge: r = x >= y; break;
+  case BinOp::Eq: r = x == y; break;
+  case BinOp::Ne: r = x != y; break;
+  case BinOp::And: r = x && y; break;
+  case BinOp::Or: r = x || y; break;
+  }
+  if (overflow) {
+    error(e.loc, "integer overflow in a constant expression");
+    e.type = ValueType();
+    return;
+  }
+  // Host-side values (where clauses) are 64-bit; device constants have the dtype.
+  if (mode_ != Mode::Where && !fits(e.type.dtype, r)) {
+    if (e.type.literal && e.type.dtype == DType::I32) {
+      e.type.dtype = DType::I64;
+    } else {
+      error(e.loc, "constant expression overflows " + dtypeName(e.type.dtype).str());
+      e.type = ValueType();
+      return;
+    }
+  }
+  e.constant = r;
+}
+
+void Checker::checkIndex(Expr &e) {
+  Expr &base = *e.args[0];
+  check(base);
+  for (IndexItem &item : e.index)
+    if (item.kind == IndexItem::Expr) {
+      error(item.loc, "tiles cannot be indexed by position; only ':' and 'None' are allowed "
+                      "(use load() to read elements)");
+      return;
+    }
+  if (base.type.isError())
+    return;
+  if (base.type.isVoid()) {
+    error(base.loc, "this expression has no value");
+    return;
+  }
+  size_t colons = 0;
+  for (IndexItem &item : e.index)
+    colons += item.kind == IndexItem::Colon;
+  if (colons > base.type.shape.size()) {
+    error(e.loc, "too many ':' for " + base.type.str() + " (it has " +
+                     std::to_string(base.type.shape.size()) + " axes)");
+    return;
+  }
+  llvm::SmallVector<int64_t, 4> shape;
+  size_t next = 0;
+  for (IndexItem &item : e.index)
+    shape.push_back(item.kind == IndexItem::Colon ? base.type.shape[next++] : 1);
+  for (; next < base.type.shape.size(); ++next)
+    shape.push_back(base.type.shape[next]);
+  e.type = ValueType::tile(base.type.dtype, shape);
+}
+
+void Checker::checkAttr(Expr &e) {
+  Expr &base = *e.args[0];
+  check(base);
+  if (e.name != "T") {
+    error(e.loc, "unknown attribute '." + e.name + "'; tiles have .T and .to(dtype)");
+    return;
+  }
+  if (base.type.isError())
+    return;
+  if (!base.type.isTile() || base.type.shape.size() != 2) {
+    error(e.loc, ".T needs a 2-D tile, got " + base.type.str());
+    return;
+  }
+  e.type = ValueType::tile(base.type.dtype, {base.type.shape[1], base.type.shape[0]});
+}
+
+void Checker::checkMethod(Expr &e) {
+  Expr &base = *e.args[0];
+  check(base);
+  if (e.name != "to") {
+    error(e.loc, "unknown method '." + e.name + "()'; tiles have .T and .to(dtype)");
+    return;
+  }
+  if (e.args.size() != 2 || !e.kwargs.empty()) {
+    error(e.loc, ".to() takes exactly one element type, e.g. .to(f32)");
+    return;
+  }
+  std::optional<DType> t = dtypeArg(*e.args[1]);
+  if (!t || base.type.isError())
+    return;
+  if (base.type.isVoid()) {
+    error(base.loc, "this expression has no value");
+    return;
+  }
+  e.type = ValueType::tile(*t, base.type.shape);
+  if (base.constant && !isFloat(base.type.dtype) && !isFloat(*t)) {
+    int64_t v = *base.constant;
+    e.constant = *t == DType::Bool ? (v != 0) : *t == DType::I32 ? (int64_t)(int32_t)v : v;
+    if (*t != DType::Bool)
+      e.dimDeps = base.dimDeps;
+  } else if (!base.dimDeps.empty() && isInt(*t)) {
+    e.dimDeps = base.dimDeps;
+  }
+}
+
+std::optional<DType> Checker::dtypeArg(Expr &e) {
+  if (e.kind == ExprKind::Name)
+    if (auto t = parseDType(e.name))
+      return t;
+  error(e.loc, "expected an element type (f32, f16, bf16, i32, i64 or bool)");
+  return std::nullopt;
+}

@@ -1,0 +1,91 @@
+//===- SemaImpl.h - internals of semantic analysis --------------*- C++ -*-===//
+//
+// The checker class shared by Sema.cpp (kernel-level symbols and clauses),
+// SemaExpr.cpp (expressions and built-ins) and SemaStmt.cpp (statements).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_FRONTEND_SEMAIMPL_H
+#define TESSERA_FRONTEND_SEMAIMPL_H
+
+#include "compiler/Frontend/Sema.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <set>
+
+namespace tessera {
+namespace sema {
+
+/// Where an expression is evaluated: `where` clauses run on the host with every
+/// dim and scalar known; the grid runs on the host at launch; the body on the GPU.
+enum class Mode { Where, Grid, Body };
+
+class Checker {
+public:
+  Checker(Kernel &k, const Specialization &spec, DiagnosticEngine &diags,
+          const std::set<std::string> &specialized)
+      : k_(k), spec_(spec), diags_(diags), specialized_(specialized) {}
+
+  /// Runs the whole analysis; returns the info (null after errors).
+  std::unique_ptr<KernelInfo> run();
+  /// Dims found to need specialization during this run.
+  const std::set<std::string> &wantSpecialized() const { return want_; }
+  /// Dims and scalars whose compile-time value was defaulted (for notes).
+  const std::vector<const Symbol *> &defaulted() const { return defaulted_; }
+
+  // Kernel level (Sema.cpp).
+  bool declareKernelSymbols();
+  void checkClauses();
+  Symbol &newSymbol(Symbol::Kind kind, llvm::StringRef name, SourceLoc loc);
+  const Symbol *lookup(llvm::StringRef name) const;
+
+  // Expressions (SemaExpr.cpp).
+  void check(Expr &e);
+  void checkName(Expr &e);
+  void checkUnary(Expr &e);
+  void checkBinary(Expr &e);
+  void checkCall(Expr &e);
+  void checkIndex(Expr &e);
+  void checkAttr(Expr &e);
+  void checkMethod(Expr &e);
+  /// Gives two operands one element type by the literal rules; false after an error.
+  bool unify(Expr &a, Expr &b, SourceLoc loc, const char *what);
+  /// Makes a literal (sub)expression take element type `t`.
+  bool retype(Expr &e, DType t);
+  /// Adapts `e` to a context that needs dtype `t` (literals adopt it).
+  bool coerce(Expr &e, DType t, const std::string &what);
+  std::optional<llvm::SmallVector<int64_t, 4>> broadcastShapes(llvm::ArrayRef<int64_t> a,
+                                                               llvm::ArrayRef<int64_t> b,
+                                                               SourceLoc loc);
+  std::optional<int64_t> staticInt(Expr &e, const std::string &what);
+  std::optional<llvm::SmallVector<int64_t, 4>> staticShape(Expr &e, const std::string &what);
+  std::optional<DType> dtypeArg(Expr &e);
+  const Symbol *tensorArg(Expr &e, llvm::StringRef fn);
+  void foldConstant(Expr &e);
+  bool checkArity(Expr &e, size_t lo, size_t hi);
+  bool requireDevice(Expr &e);
+
+  // Statements (SemaStmt.cpp).
+  void checkBlock(std::vector<StmtPtr> &stmts);
+  void checkStmt(Stmt &s);
+  void declareLocal(Stmt &s, Symbol::Kind kind, const ValueType &t, const Expr *init);
+
+  void error(SourceLoc loc, const llvm::Twine &msg) { diags_.error(loc, msg); }
+
+  Kernel &k_;
+  const Specialization &spec_;
+  DiagnosticEngine &diags_;
+  const std::set<std::string> &specialized_;
+  std::set<std::string> want_;
+  std::vector<const Symbol *> defaulted_;
+  std::unique_ptr<KernelInfo> info_ = std::make_unique<KernelInfo>();
+  llvm::StringMap<const Symbol *> kernelScope_;
+  std::vector<llvm::StringMap<const Symbol *>> scopes_;
+  Mode mode_ = Mode::Body;
+  unsigned nextId_ = 0;
+};
+
+} // namespace sema
+} // namespace tessera
+
+#endif

@@ -1,0 +1,278 @@
+//===- IRGenExpr.cpp - expressions to tile IR -------------------*- C++ -*-===//
+//
+// Lowers typed expressions: constants from Sema's folded values, element-wise
+// operators as arith/math ops on broadcast operands, and built-ins as tile ops.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/IRGen/IRGenImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace tessera;
+using namespace tessera::irgen;
+
+Type Emitter::typeOf(const ValueType &t) {
+  Type elt = toMLIRType(t.dtype, ctx_);
+  if (t.shape.empty())
+    return elt;
+  return RankedTensorType::get(t.shape, elt);
+}
+
+Value Emitter::scalarConst(DType t, double v, Location l) {
+  Type type = toMLIRType(t, ctx_);
+  if (isFloat(t))
+    return arith::ConstantOp::create(b_, l, b_.getFloatAttr(type, v));
+  return arith::ConstantOp::create(b_, l, b_.getIntegerAttr(type, (int64_t)v));
+}
+
+Value Emitter::broadcastTo(Value v, ArrayRef<int64_t> shape, Location l) {
+  if (!v || shape.empty())
+    return v;
+  if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
+    if (t.getShape() == shape)
+      return v;
+    return tile::BroadcastOp::create(b_, l, RankedTensorType::get(shape, t.getElementType()), v);
+  }
+  return tile::SplatOp::create(b_, l, RankedTensorType::get(shape, v.getType()), v);
+}
+
+Value Emitter::emitConstant(const Expr &e) {
+  Location l = loc(e.loc);
+  Type type = toMLIRType(e.type.dtype, ctx_);
+  if (e.fconstant && isFloat(e.type.dtype))
+    return arith::ConstantOp::create(b_, l, b_.getFloatAttr(type, *e.fconstant));
+  if (e.constant && isFloat(e.type.dtype))
+    return arith::ConstantOp::create(b_, l, b_.getFloatAttr(type, (double)*e.constant));
+  if (e.constant)
+    return arith::ConstantOp::create(b_, l, b_.getIntegerAttr(type, *e.constant));
+  return nullptr;
+}
+
+Value Emitter::emitExpr(const Expr &e) {
+  // Sema folded every compile-time scalar (literals, tune and where values, ...).
+  if (e.type.isScalar() && (e.constant || (e.fconstant && isFloat(e.type.dtype))))
+    if (Value c = emitConstant(e))
+      return c;
+  Location l = loc(e.loc);
+  switch (e.kind) {
+  case ExprKind::Int:
+  case ExprKind::Float:
+  case ExprKind::Bool:
+    return emitConstant(e);
+  case ExprKind::Name:
+    return emitName(e);
+  case ExprKind::Unary:
+    return emitUnary(e);
+  case ExprKind::Binary:
+    return emitBinary(e);
+  case ExprKind::Call:
+    return emitCall(e);
+  case ExprKind::Index:
+    return emitIndex(e);
+  case ExprKind::Attr:
+    return tile::TransposeOp::create(b_, l, typeOf(e.type), emitExpr(*e.args[0]));
+  case ExprKind::Method: {
+    Value x = emitExpr(*e.args[0]);
+    Type t = typeOf(e.type);
+    if (x.getType() == t)
+      return x;
+    return tile::ConvertOp::create(b_, l, t, x);
+  }
+  case ExprKind::List:
+    return nullptr;
+  }
+  return nullptr;
+}
+
+Value Emitter::emitName(const Expr &e) {
+  Value v = values_.lookup(e.symbol);
+  // A literal `let` used where another dtype was adopted was folded above; a
+  // value of a different type here is a dim or scalar used in its own type.
+  return v;
+}
+
+Value Emitter::emitUnary(const Expr &e) {
+  Location l = loc(e.loc);
+  Value x = emitExpr(*e.args[0]);
+  ArrayRef<int64_t> shape = e.type.shape;
+  if (e.unOp == UnOp::Not)
+    return arith::XOrIOp::create(b_, l, x, broadcastTo(scalarConst(DType::Bool, 1, l), shape, l));
+  if (isFloat(e.type.dtype))
+    return arith::NegFOp::create(b_, l, x);
+  return arith::SubIOp::create(b_, l, broadcastTo(scalarConst(e.type.dtype, 0, l), shape, l), x);
+}
+
+Value Emitter::emitBinary(const Expr &e) {
+  Location l = loc(e.loc);
+  const Expr &ea = *e.args[0], &eb = *e.args[1];
+  Value a = broadcastTo(emitExpr(ea), e.type.shape, l);
+  Value b = broadcastTo(emitExpr(eb), e.type.shape, l);
+  DType t = ea.type.dtype; // both operands share it after Sema
+  bool f = isFloat(t);
+  switch (e.binOp) {
+  case BinOp::Add: return f ? (Value)arith::AddFOp::create(b_, l, a, b) : arith::AddIOp::create(b_, l, a, b);
+  case BinOp::Sub: return f ? (Value)arith::SubFOp::create(b_, l, a, b) : arith::SubIOp::create(b_, l, a, b);
+  case BinOp::Mul: return f ? (Value)arith::MulFOp::create(b_, l, a, b) : arith::MulIOp::create(b_, l, a, b);
+  case BinOp::Div: return f ? (Value)arith::DivFOp::create(b_, l, a, b) : arith::DivSIOp::create(b_, l, a, b);
+  case BinOp::Mod: return f ? (Value)arith::RemFOp::create(b_, l, a, b) : arith::RemSIOp::create(b_, l, a, b);
+  case BinOp::And: return arith::AndIOp::create(b_, l, a, b);
+  case BinOp::Or: return arith::OrIOp::create(b_, l, a, b);
+  default: break;
+  }
+  if (f) {
+    arith::CmpFPredicate p;
+    switch (e.binOp) {
+    case BinOp::Lt: p = arith::CmpFPredicate::OLT; break;
+    case BinOp::Le: p = arith::CmpFPredicate::OLE; break;
+    case BinOp::Gt: p = arith::CmpFPredicate::OGT; break;
+    case BinOp::Ge: p = arith::CmpFPredicate::OGE; break;
+    case BinOp::Eq: p = arith::CmpFPredicate::OEQ; break;
+    default: p = arith::CmpFPredicate::UNE; break;
+    }
+    return arith::CmpFOp::create(b_, l, p, a, b);
+  }
+  arith::CmpIPredicate p;
+  switch (e.binOp) {
+  case BinOp::Lt: p = arith::CmpIPredicate::slt; break;
+  case BinOp::Le: p = arith::CmpIPredicate::sle; break;
+  case BinOp::Gt: p = arith::CmpIPredicate::sgt; break;
+  case BinOp::Ge: p = arith::CmpIPredicate::sge; break;
+  case BinOp::Eq: p = arith::CmpIPredicate::eq; break;
+  default: p = arith::CmpIPredicate::ne; break;
+  }
+  return arith::CmpIOp::create(b_, l, p, a, b);
+}
+
+Value Emitter::emitIndex(const Expr &e) {
+  Value v = emitExpr(*e.args[0]);
+  Location l = loc(e.loc);
+  for (size_t i = 0; i < e.index.size(); ++i) {
+    if (e.index[i].kind != IndexItem::None)
+      continue;
+    SmallVector<int64_t> shape;
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      shape.assign(t.getShape().begin(), t.getShape().end());
+    shape.insert(shape.begin() + i, 1);
+    Type elt = getElementTypeOrSelf(v.getType());
+    v = tile::ExpandDimsOp::create(b_, l, RankedTensorType::get(shape, elt), v, (int64_t)i);
+  }
+  return v;
+}
+
+Value Emitter::emitMath(const Expr &e, StringRef fn, Value x) {
+  Location l = loc(e.loc);
+  if (fn == "exp") return math::ExpOp::create(b_, l, x);
+  if (fn == "exp2") return math::Exp2Op::create(b_, l, x);
+  if (fn == "log") return math::LogOp::create(b_, l, x);
+  if (fn == "log2") return math::Log2Op::create(b_, l, x);
+  if (fn == "sqrt") return math::SqrtOp::create(b_, l, x);
+  if (fn == "rsqrt") return math::RsqrtOp::create(b_, l, x);
+  if (fn == "tanh") return math::TanhOp::create(b_, l, x);
+  if (fn == "abs")
+    return isFloat(e.type.dtype) ? (Value)math::AbsFOp::create(b_, l, x) : math::AbsIOp::create(b_, l, x);
+  // sigmoid(x) = 1 / (1 + exp(-x))
+  Value one = broadcastTo(scalarConst(e.type.dtype, 1.0, l), e.type.shape, l);
+  Value ex = math::ExpOp::create(b_, l, arith::NegFOp::create(b_, l, x));
+  return arith::DivFOp::create(b_, l, one, arith::AddFOp::create(b_, l, one, ex));
+}
+
+static bool isUnaryMath(StringRef fn) {
+  return fn == "exp" || fn == "exp2" || fn == "log" || fn == "log2" || fn == "sqrt" ||
+         fn == "rsqrt" || fn == "tanh" || fn == "sigmoid" || fn == "abs";
+}
+
+Value Emitter::emitCall(const Expr &e) {
+  Location l = loc(e.loc);
+  StringRef fn = e.name;
+  auto arg = [&](size_t i) { return emitExpr(*e.args[i]); };
+  auto coords = [&](const Expr &list) {
+    SmallVector<Value> cs;
+    for (const ExprPtr &c : list.args)
+      cs.push_back(emitExpr(*c));
+    return cs;
+  };
+  if (fn == "program_id")
+    return tile::ProgramIdOp::create(b_, l, b_.getI32Type(), (int32_t)*e.args[0]->constant);
+  if (fn == "num_programs")
+    return tile::NumProgramsOp::create(b_, l, b_.getI32Type(), (int32_t)*e.args[0]->constant);
+  if (fn == "arange")
+    return tile::ArangeOp::create(b_, l, cast<RankedTensorType>(typeOf(e.type)));
+  if (fn == "zeros") {
+    auto t = cast<RankedTensorType>(typeOf(e.type));
+    Attribute zero = isFloat(e.type.dtype) ? (Attribute)b_.getFloatAttr(t.getElementType(), 0.0)
+                                           : b_.getIntegerAttr(t.getElementType(), 0);
+    return arith::ConstantOp::create(b_, l, DenseElementsAttr::get(t, zero));
+  }
+  if (fn == "full")
+    return broadcastTo(arg(1), e.type.shape, l);
+  if (fn == "load") {
+    Value tensor = values_.lookup(e.args[0]->symbol);
+    Value pad = e.kwargs.empty() ? Value() : emitExpr(*e.kwargs[0].value);
+    return tile::LoadOp::create(b_, l, typeOf(e.type), tensor, coords(*e.args[1]), pad);
+  }
+  if (fn == "store") {
+    Value tensor = values_.lookup(e.args[0]->symbol);
+    tile::StoreOp::create(b_, l, tensor, coords(*e.args[1]), arg(2));
+    return nullptr;
+  }
+  if (fn == "dot") {
+    Value acc;
+    if (e.args.size() == 3) {
+      acc = arg(2);
+    } else {
+      auto t = cast<RankedTensorType>(typeOf(e.type));
+      acc = arith::ConstantOp::create(
+          b_, l, DenseElementsAttr::get(t, b_.getFloatAttr(t.getElementType(), 0.0)));
+    }
+    return tile::DotOp::create(b_, l, typeOf(e.type), arg(0), arg(1), acc);
+  }
+  bool reduction = (fn == "sum" || fn == "max" || fn == "min") && e.args[0]->type.isTile();
+  if (reduction) {
+    auto kind = fn == "sum" ? tile::ReduceKind::sum
+                : fn == "max" ? tile::ReduceKind::max
+                              : tile::ReduceKind::min;
+    int64_t rank = e.args[0]->type.shape.size();
+    int64_t axis = e.args.size() == 2 ? *e.args[1]->constant : 0;
+    if (axis < 0)
+      axis += rank;
+    return tile::ReduceOp::create(b_, l, typeOf(e.type), kind, arg(0), axis);
+  }
+  bool f = isFloat(e.type.dtype);
+  if (fn == "max" || fn == "min" || fn == "maximum" || fn == "minimum") {
+    Value a = broadcastTo(arg(0), e.type.shape, l), b = broadcastTo(arg(1), e.type.shape, l);
+    bool isMax = fn == "max" || fn == "maximum";
+    if (f)
+      return isMax ? (Value)arith::MaximumFOp::create(b_, l, a, b) : arith::MinimumFOp::create(b_, l, a, b);
+    return isMax ? (Value)arith::MaxSIOp::create(b_, l, a, b) : arith::MinSIOp::create(b_, l, a, b);
+  }
+  if (fn == "cdiv")
+    return arith::CeilDivSIOp::create(b_, l, arg(0), arg(1));
+  if (fn == "next_pow2") {
+    // x <= 1 ? 1 : 1 << (bits - ctlz(x - 1))
+    Value x = arg(0);
+    unsigned bits = x.getType().getIntOrFloatBitWidth();
+    Value one = scalarConst(e.type.dtype, 1, l);
+    Value width = scalarConst(e.type.dtype, bits, l);
+    Value lz = math::CountLeadingZerosOp::create(b_, l, arith::SubIOp::create(b_, l, x, one));
+    Value p = arith::ShLIOp::create(b_, l, one, arith::SubIOp::create(b_, l, width, lz));
+    Value small = arith::CmpIOp::create(b_, l, arith::CmpIPredicate::sle, x, one);
+    return arith::SelectOp::create(b_, l, small, one, p);
+  }
+  if (isUnaryMath(fn))
+    return emitMath(e, fn, arg(0));
+  if (fn == "where") {
+    Value c = broadcastTo(arg(0), e.type.shape, l);
+    Value a = broadcastTo(arg(1), e.type.shape, l), b = broadcastTo(arg(2), e.type.shape, l);
+    return arith::SelectOp::create(b_, l, c, a, b);
+  }
+  if (fn == "print") {
+    const Expr &x = *e.args[0];
+    std::string text = file_.text().substr(x.beginOffset, x.endOffset - x.beginOffset).str();
+    tile::PrintOp::create(b_, l, b_.getStringAttr(text + " = "), arg(0));
+    return nullptr;
+  }
+  return nullptr;
+}

@@ -1,0 +1,66 @@
+//===- IRGenImpl.h - internals of IR generation -----------------*- C++ -*-===//
+//
+// The emitter shared by IRGen.cpp (kernels and statements) and IRGenExpr.cpp
+// (expressions and built-ins). It trusts Sema: types in the AST are final.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_IRGEN_IRGENIMPL_H
+#define TESSERA_IRGEN_IRGENIMPL_H
+
+#include "compiler/IRGen/IRGen.h"
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace tessera {
+namespace irgen {
+
+class Emitter {
+public:
+  Emitter(mlir::ModuleOp module, const KernelInfo &info, const SourceFile &file)
+      : ctx_(module.getContext()), b_(ctx_), module_(module), info_(info), file_(file),
+        fileAttr_(mlir::StringAttr::get(ctx_, file.name())) {}
+
+  mlir::LogicalResult emit();
+
+  // Expressions (IRGenExpr.cpp).
+  mlir::Value emitExpr(const Expr &e);
+  mlir::Value emitConstant(const Expr &e);
+  mlir::Value emitName(const Expr &e);
+  mlir::Value emitUnary(const Expr &e);
+  mlir::Value emitBinary(const Expr &e);
+  mlir::Value emitCall(const Expr &e);
+  mlir::Value emitIndex(const Expr &e);
+  mlir::Value emitMath(const Expr &e, llvm::StringRef fn, mlir::Value x);
+  mlir::Value broadcastTo(mlir::Value v, llvm::ArrayRef<int64_t> shape, mlir::Location loc);
+  mlir::Value scalarConst(DType t, double v, mlir::Location loc);
+  mlir::Type typeOf(const ValueType &t);
+  mlir::Location loc(SourceLoc l) {
+    return mlir::FileLineColLoc::get(fileAttr_, l.line, l.col);
+  }
+
+  // Statements (IRGen.cpp).
+  void emitBlock(const std::vector<StmtPtr> &stmts);
+  void emitStmt(const Stmt &s);
+  void emitFor(const Stmt &s);
+  void emitIf(const Stmt &s);
+  /// Variables assigned in `stmts` that already have a value (declared outside).
+  llvm::SmallVector<const Symbol *> carriedVars(const std::vector<StmtPtr> &a,
+                                                const std::vector<StmtPtr> *b = nullptr);
+  void emitDims(mlir::Block &block);
+
+  mlir::MLIRContext *ctx_;
+  mlir::OpBuilder b_;
+  mlir::ModuleOp module_;
+  const KernelInfo &info_;
+  const SourceFile &file_;
+  mlir::StringAttr fileAttr_;
+  /// The current value of every parameter, dim and local (per region).
+  llvm::DenseMap<const Symbol *, mlir::Value> values_;
+};
+
+} // namespace irgen
+} // namespace tessera
+
+#endif

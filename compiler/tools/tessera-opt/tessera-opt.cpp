@@ -1,0 +1,21 @@
+//===- tessera-opt.cpp - the MLIR driver for tile IR ------------*- C++ -*-===//
+//
+// MlirOptMain with the tile dialect, the upstream dialects tile IR uses, and the
+// upstream transformation passes (and func, to test single ops). Drives the lit tests of the IR.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/IRGen/IRGen.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerTransformsPasses();
+  mlir::DialectRegistry registry;
+  tessera::registerTileIRDialects(registry);
+  registry.insert<mlir::func::FuncDialect>(); // for IR tests of single ops
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Tessera tile IR optimizer driver\n", registry));
+}

@@ -1,0 +1,146 @@
+//===- Driver.cpp - the stages behind the tessera command -------*- C++ -*-===//
+//
+// `tessera compile`: reads the file, parses --param/--dim, and runs the pipeline up
+// to the stage `--emit` names, one small function per stage.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/tools/tessera/Driver.h"
+
+#include "compiler/Frontend/Parser.h"
+#include "compiler/IRGen/IRGen.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+using namespace tessera;
+
+namespace {
+
+std::optional<EmitStage> parseStage(llvm::StringRef s) {
+  return llvm::StringSwitch<std::optional<EmitStage>>(s)
+      .Case("ast", EmitStage::AST)
+      .Case("tile", EmitStage::Tile)
+      .Case("gpu", EmitStage::GPU)
+      .Case("llvm", EmitStage::LLVM)
+      .Case("ptx", EmitStage::PTX)
+      .Case("cubin", EmitStage::Cubin)
+      .Default(std::nullopt);
+}
+
+/// Parses NAME=INTEGER items into `out`; reports the first bad one.
+bool parseAssignments(const std::vector<std::string> &items, const char *flag,
+                      std::map<std::string, int64_t> &out) {
+  for (const std::string &item : items) {
+    llvm::StringRef s(item);
+    auto [name, value] = s.split('=');
+    int64_t v;
+    name = name.trim();
+    value = value.trim();
+    bool nameOk = !name.empty() && (isalpha((unsigned char)name[0]) || name[0] == '_') &&
+                  llvm::all_of(name, [](char c) { return isalnum((unsigned char)c) || c == '_'; });
+    if (!s.contains('=') || !nameOk || value.getAsInteger(10, v)) {
+      printToolError(llvm::errs(), llvm::Twine(flag) + " expects NAME=INTEGER, got '" + item + "'");
+      return false;
+    }
+    if (out.count(name.str())) {
+      printToolError(llvm::errs(), llvm::Twine(flag) + " " + name + " is given twice");
+      return false;
+    }
+    out[name.str()] = v;
+  }
+  return true;
+}
+
+/// Writes `text` to the -o path or stdout.
+int writeOutput(const CompileOptions &opts, llvm::function_ref<void(llvm::raw_ostream &)> print) {
+  if (opts.output.empty() || opts.output == "-") {
+    print(llvm::outs());
+    llvm::outs().flush();
+    return 0;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(opts.output, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    printToolError(llvm::errs(), "cannot write '" + opts.output + "': " + ec.message());
+    return 1;
+  }
+  print(os);
+  return 0;
+}
+
+int emitAST(const CompileOptions &opts, const SourceFile &file) {
+  DiagnosticEngine diags(file);
+  std::unique_ptr<Module> ast = parseFile(file, diags);
+  diags.render(llvm::errs());
+  if (diags.hasErrors())
+    return 1;
+  if (!opts.kernel.empty() && !ast->find(opts.kernel)) {
+    printToolError(llvm::errs(), "no kernel named '" + opts.kernel + "' in " + file.name());
+    return 1;
+  }
+  return writeOutput(opts, [&](llvm::raw_ostream &os) {
+    Module selected;
+    if (opts.kernel.empty()) {
+      dumpAST(*ast, os);
+      return;
+    }
+    for (auto &k : ast->kernels)
+      if (k->name == opts.kernel)
+        selected.kernels.push_back(std::move(k));
+    dumpAST(selected, os);
+  });
+}
+
+int emitTile(const CompileOptions &opts, const SourceFile &file, const Specialization &spec) {
+  DiagnosticEngine diags(file);
+  mlir::MLIRContext ctx(mlir::MLIRContext::Threading::DISABLED);
+  FrontendOptions fo;
+  fo.kernel = opts.kernel;
+  fo.spec = spec;
+  auto module = buildTileModule(file, fo, ctx, diags);
+  diags.render(llvm::errs());
+  if (!module)
+    return 1;
+  return writeOutput(opts, [&](llvm::raw_ostream &os) { module->print(os); });
+}
+
+} // namespace
+
+int tessera::runCompile(const CompileOptions &opts) {
+  std::optional<EmitStage> stage = parseStage(opts.emit);
+  if (!stage) {
+    printToolError(llvm::errs(), "unknown --emit stage '" + opts.emit +
+                                     "'; expected ast, tile, gpu, llvm, ptx or cubin");
+    return 1;
+  }
+  if (opts.arch != "sm_90a" && opts.arch != "sm_90" && opts.arch != "sm_80") {
+    printToolError(llvm::errs(), "unsupported --arch '" + opts.arch + "'; expected sm_90a or sm_80");
+    return 1;
+  }
+  Specialization spec;
+  if (!parseAssignments(opts.params, "--param", spec.params) ||
+      !parseAssignments(opts.dims, "--dim", spec.dims))
+    return 1;
+  auto buf = llvm::MemoryBuffer::getFile(opts.input, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf) {
+    printToolError(llvm::errs(), "cannot read '" + opts.input + "': " + buf.getError().message());
+    return 1;
+  }
+  SourceFile file(opts.input, (*buf)->getBuffer().str());
+  switch (*stage) {
+  case EmitStage::AST:
+    return emitAST(opts, file);
+  case EmitStage::Tile:
+    return emitTile(opts, file, spec);
+  default:
+    printToolError(llvm::errs(), "--emit " + opts.emit +
+                                     " is not available yet: this build lowers to tile IR only");
+    return 1;
+  }
+}

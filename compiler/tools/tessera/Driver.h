@@ -1,0 +1,34 @@
+//===- Driver.h - the stages behind the tessera command ---------*- C++ -*-===//
+//
+// Options structs for the subcommands, kept apart from their CLI11 parsing, and
+// the functions that run them. Each returns the process exit status: 0 on
+// success, 1 for a bad program or bad arguments, 2 when the environment lacks
+// something. This header is free of LLVM and MLIR types.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_TOOLS_DRIVER_H
+#define TESSERA_TOOLS_DRIVER_H
+
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+/// The stages `--emit` can stop at, in pipeline order.
+enum class EmitStage { AST, Tile, GPU, LLVM, PTX, Cubin };
+
+struct CompileOptions {
+  std::string input;
+  std::string kernel;
+  std::vector<std::string> params; // NAME=V
+  std::vector<std::string> dims;   // NAME=V
+  std::string emit = "tile";
+  std::string arch = "sm_90a";
+  std::string output; // empty: stdout
+};
+
+int runCompile(const CompileOptions &opts);
+
+} // namespace tessera
+
+#endif

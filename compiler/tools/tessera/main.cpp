@@ -1,0 +1,56 @@
+//===- main.cpp - the tessera command line ----------------------*- C++ -*-===//
+//
+// CLI11 parsing only: fills the options structs of Driver.h and calls the
+// subcommand. Parse errors exit with status 1.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/tools/tessera/Driver.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+int main(int argc, char **argv) {
+  CLI::App app{"Tessera: a tile language and JIT compiler for GPUs.\n"
+               "Kernels are written as tile programs (.tile) and lowered through the\n"
+               "tile MLIR dialect towards PTX."};
+  app.set_version_flag("--version", std::string("tessera ") + TESSERA_VERSION);
+  app.require_subcommand(1);
+
+  tessera::CompileOptions compile;
+  CLI::App *c = app.add_subcommand(
+      "compile", "Compile a .tile file and print the chosen stage: ast (the syntax tree) or\n"
+                 "tile (verified tile IR, specialized with --param/--dim).");
+  c->add_option("file", compile.input, "the .tile source file")->required();
+  c->add_option("--kernel", compile.kernel,
+                "the kernel to compile (needed only to pick one of several)");
+  c->add_option("--param", compile.params,
+                "NAME=V: override a tunable parameter (tune clause, num_warps, num_stages)")
+      ->allow_extra_args(false);
+  c->add_option("--dim", compile.dims,
+                "NAME=V: the value of a dim (or integer scalar) for specialization; "
+                "dims used as static extents default to 128")
+      ->allow_extra_args(false);
+  c->add_option("--emit", compile.emit, "the stage to print: ast|tile|gpu|llvm|ptx|cubin")
+      ->capture_default_str();
+  c->add_option("--arch", compile.arch, "the GPU architecture: sm_90a or sm_80")
+      ->capture_default_str();
+  c->add_option("-o", compile.output, "write the output to this path instead of stdout");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    std::cerr << "tessera: error: " << e.what() << "\n"
+              << "Run 'tessera --help' or 'tessera compile --help' for usage.\n";
+    return 1;
+  }
+  if (*c)
+    return tessera::runCompile(compile);
+  return 1;
+}

@@ -1,0 +1,174 @@
+// RUN: tessera-opt %s -split-input-file -verify-diagnostics
+// The verifiers reject what the language forbids.
+
+tile.kernel @k(%x: !tile.tensor<?x?xf32>) grid {
+^bb0(%a: !tile.tensor<?x?xf32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %p = tile.program_id 0
+  // expected-error @+1 {{'tile.load' op needs 2 coordinates for a rank-2 tensor, got 1}}
+  %t = tile.load %x[%p] : !tile.tensor<?x?xf32> -> tensor<128xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?xf32>) grid {
+^bb0(%a: !tile.tensor<?xf32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %p = tile.program_id 0
+  // expected-error @+1 {{'tile.load' op tile rank 2 exceeds the tensor's rank 1}}
+  %t = tile.load %x[%p] : !tile.tensor<?xf32> -> tensor<4x4xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?xbf16>) grid {
+^bb0(%a: !tile.tensor<?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %p = tile.program_id 0
+  %v = arith.constant dense<0.0> : tensor<8xf32>
+  // expected-error @+1 {{'tile.store' op tile element type 'f32' differs from the tensor's 'bf16'}}
+  tile.store %x[%p], %v : !tile.tensor<?xbf16>, tensor<8xf32>
+  tile.return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x8xf16>, %b: tensor<16x8xf16>, %c: tensor<16x8xf32>) {
+  // expected-error @+1 {{'tile.dot' op shapes do not chain: [16, 8] x [16, 8] -> [16, 8]}}
+  %d = tile.dot %a, %b, %c : tensor<16x8xf16>, tensor<16x8xf16> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x8xf16>, %b: tensor<8x4xbf16>, %c: tensor<16x4xf32>) {
+  // expected-error @+1 {{'tile.dot' op operands have different element types: 'f16' and 'bf16'}}
+  %d = tile.dot %a, %b, %c : tensor<16x8xf16>, tensor<8x4xbf16> -> tensor<16x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x8xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result must be [16] of 'f32'}}
+  %r = tile.reduce sum %a axis 1 : tensor<16x8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x8xf32>) {
+  // expected-error @+1 {{'tile.reduce' op axis 2 is out of range for rank 2}}
+  %r = tile.reduce sum %a axis 2 : tensor<16x8xf32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16xi1>) {
+  // expected-error @+1 {{'tile.reduce' op cannot sum booleans}}
+  %r = tile.reduce sum %a axis 0 : tensor<16xi1> -> i1
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x4xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op cannot broadcast [16, 4] to [16, 8]}}
+  %r = tile.broadcast %a : tensor<16x4xf32> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.expand_dims' op result must be [16, 1] of 'f32'}}
+  %r = tile.expand_dims %a axis 1 : tensor<16xf32> -> tensor<1x16xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x4xf32>) {
+  // expected-error @+1 {{'tile.transpose' op result must be the transpose of 'tensor<16x4xf32>'}}
+  %r = tile.transpose %a : tensor<16x4xf32> -> tensor<16x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.convert' op cannot change the shape}}
+  %r = tile.convert %a : tensor<16xf32> -> tensor<8xbf16>
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'tile.program_id' op attribute 'axis' failed to satisfy constraint}}
+  %r = tile.program_id 3
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'tile.arange' op result #0 must be 1D tensor of 32-bit signless integer values}}
+  %r = tile.arange : tensor<4x4xi32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op the grid region must end with tile.yield}}
+tile.kernel @k() grid {
+  tile.return
+} {
+  tile.return
+}
+
+// -----
+
+tile.kernel @k() grid {
+  %c = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.yield' op needs one to three grid extents, got 4}}
+  tile.yield %c, %c, %c, %c : i32, i32, i32, i32
+} {
+  tile.return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op argument type 'f64' is neither a !tile.tensor nor a scalar element type}}
+tile.kernel @k(%a: f64) grid {
+^bb0(%b: f64):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?xf32>) grid {
+^bb0(%a: !tile.tensor<?xf32>):
+  // expected-error @+1 {{'tile.dim' op axis 1 is out of range for a rank-1 tensor}}
+  %d = tile.dim %a[1] : !tile.tensor<?xf32>
+  tile.yield %d : i32
+} {
+  tile.return
+}
+
+// -----
+
+// expected-error @+1 {{tensor extents must be positive or '?', got 0}}
+func.func @f(%a: !tile.tensor<0xf32>)

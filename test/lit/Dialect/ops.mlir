@@ -1,0 +1,87 @@
+// RUN: tessera-opt %s -split-input-file | tessera-opt -split-input-file | FileCheck %s
+// Every tile op prints and parses back to itself.
+
+// CHECK-LABEL: tile.kernel @copy
+// CHECK-SAME: (%x: !tile.tensor<?xf32>, %y: !tile.tensor<?xf32>)
+// CHECK: grid {
+// CHECK: tile.dim %{{.*}}[0] : <?xf32>
+// CHECK: tile.yield %{{.*}} : i32
+// CHECK: tile.program_id 0
+// CHECK: tile.load %x[%{{.*}}] : <?xf32> -> tensor<128xf32>
+// CHECK: tile.store %y[%{{.*}}], %{{.*}} : <?xf32>, tensor<128xf32>
+// CHECK: tile.return
+tile.kernel @copy(%x: !tile.tensor<?xf32>, %y: !tile.tensor<?xf32>) attributes {tile.arg_names = ["x", "y"]} grid {
+^bb0(%gx: !tile.tensor<?xf32>, %gy: !tile.tensor<?xf32>):
+  %n = tile.dim %gx[0] : !tile.tensor<?xf32>
+  %c = arith.constant 128 : i32
+  %g = arith.ceildivsi %n, %c : i32
+  tile.yield %g : i32
+} {
+  %p = tile.program_id 0
+  %t = tile.load %x[%p] : !tile.tensor<?xf32> -> tensor<128xf32>
+  tile.store %y[%p], %t : !tile.tensor<?xf32>, tensor<128xf32>
+  tile.return
+}
+
+// -----
+
+// CHECK-LABEL: tile.kernel @shapes
+// CHECK: tile.num_programs 1
+// CHECK: tile.arange : tensor<64xi32>
+// CHECK: tile.splat %{{.*}} : tensor<64x64xf32>
+// CHECK: tile.expand_dims %{{.*}} axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+// CHECK: tile.broadcast %{{.*}} : tensor<64x1xi32> -> tensor<64x64xi32>
+// CHECK: tile.broadcast %{{.*}} : tensor<64xi32> -> tensor<64x64xi32>
+// CHECK: tile.transpose %{{.*}} : tensor<64x32xf16> -> tensor<32x64xf16>
+// CHECK: tile.convert %{{.*}} : tensor<64x64xf32> -> tensor<64x64xbf16>
+// CHECK: tile.convert %{{.*}} : i32 -> f32
+// CHECK: tile.expand_dims %{{.*}} axis 0 : f32 -> tensor<1xf32>
+// CHECK: tile.print "v = ", %{{.*}} : tensor<1xf32>
+tile.kernel @shapes(%s: f32, %hx: !tile.tensor<?x?xf16>) grid {
+^bb0(%a: f32, %b: !tile.tensor<?x?xf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c, %c : i32, i32
+} {
+  %n = tile.num_programs 1
+  %h = tile.load %hx[%n, %n] : !tile.tensor<?x?xf16> -> tensor<64x32xf16>
+  %r = tile.arange : tensor<64xi32>
+  %f = tile.splat %s : tensor<64x64xf32>
+  %e = tile.expand_dims %r axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %b1 = tile.broadcast %e : tensor<64x1xi32> -> tensor<64x64xi32>
+  %b2 = tile.broadcast %r : tensor<64xi32> -> tensor<64x64xi32>
+  %t = tile.transpose %h : tensor<64x32xf16> -> tensor<32x64xf16>
+  %cv = tile.convert %f : tensor<64x64xf32> -> tensor<64x64xbf16>
+  %nf = tile.convert %n : i32 -> f32
+  %v = tile.expand_dims %nf axis 0 : f32 -> tensor<1xf32>
+  tile.print "v = ", %v : tensor<1xf32>
+  tile.return
+}
+
+// -----
+
+// CHECK-LABEL: tile.kernel @compute
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (tensor<64x16xf32>) : i32
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] pad %{{.*}} : <?x?xbf16> -> tensor<64x32xbf16>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32xbf16>, tensor<32x16xbf16> -> tensor<64x16xf32>
+// CHECK: tile.reduce max %{{.*}} axis 1 : tensor<64x16xf32> -> tensor<64xf32>
+// CHECK: tile.reduce sum %{{.*}} axis 0 : tensor<64xf32> -> f32
+// CHECK: tile.reduce min %{{.*}} axis 0 : tensor<64x16xf32> -> tensor<16xf32>
+tile.kernel @compute(%a: !tile.tensor<?x?xbf16>, %bx: !tile.tensor<32x16xbf16>, %n: i32) grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<32x16xbf16>, %z: i32):
+  tile.yield %z : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %b = tile.load %bx[%c0, %c0] : !tile.tensor<32x16xbf16> -> tensor<32x16xbf16>
+  %c1 = arith.constant 1 : i32
+  %pad = arith.constant 0.0 : bf16
+  %acc0 = arith.constant dense<0.0> : tensor<64x16xf32>
+  %res = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %acc0) -> (tensor<64x16xf32>) : i32 {
+    %t = tile.load %a[%i, %c0] pad %pad : !tile.tensor<?x?xbf16> -> tensor<64x32xbf16>
+    %d = tile.dot %t, %b, %acc : tensor<64x32xbf16>, tensor<32x16xbf16> -> tensor<64x16xf32>
+    scf.yield %d : tensor<64x16xf32>
+  }
+  %m = tile.reduce max %res axis 1 : tensor<64x16xf32> -> tensor<64xf32>
+  %s = tile.reduce sum %m axis 0 : tensor<64xf32> -> f32
+  %mn = tile.reduce min %res axis 0 : tensor<64x16xf32> -> tensor<16xf32>
+  tile.return
+}
