@@ -175,6 +175,7 @@ struct Kernel {
   bool hasGrid = false;
   std::vector<StmtPtr> body;
   SourceLoc bodyLoc;
+  bool hasSyntaxErrors = false; // parts were skipped: not fit for Sema
 };
 
 struct Module {

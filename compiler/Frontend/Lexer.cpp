@@ -263,6 +263,17 @@ Token Lexer::lexToken() {
       t.kind = Tok::Error;
     }
     break;
+  case '"':
+  case '\'': {
+    // Report a whole string once rather than each quote.
+    while (pos_ < file_.text().size() && peek() != c && peek() != '\n')
+      advance();
+    if (peek() == c)
+      advance();
+    diags_.error(loc, "string literals are not supported");
+    t.kind = Tok::Error;
+    break;
+  }
   default: {
     std::string shown;
     if (c >= 32 && c < 127) {

@@ -75,6 +75,9 @@ private:
     return false;
   }
   void error(SourceLoc loc, const std::string &msg) {
+    // The lexer already reported a bad token: the parser adds nothing to it.
+    if (tok().kind == Tok::Error)
+      return;
     // One error per position: cascades at the same token add nothing.
     if (loc.line == lastErrLoc_.line && loc.col == lastErrLoc_.col)
       return;
@@ -109,6 +112,7 @@ private:
   size_t pos_ = 0;
   unsigned nesting_ = 0;
   SourceLoc lastErrLoc_;
+  bool hadError_ = false; // a syntax error in the kernel being parsed
 };
 
 /// Bounds recursion: every recursive entry point holds one of these.
@@ -170,7 +174,9 @@ void Parser::skipToStmtEnd() {
       consume();
       return;
     }
-    if (depth == 0 && (k == Tok::RBrace || k == Tok::KwKernel))
+    // Statement keywords cannot occur inside an expression: resume there.
+    if (depth == 0 && (k == Tok::RBrace || k == Tok::KwKernel || k == Tok::KwLet ||
+                       k == Tok::KwVar || k == Tok::KwFor || k == Tok::KwIf))
       return;
     if (k == Tok::LParen || k == Tok::LBracket || k == Tok::LBrace)
       ++depth;
@@ -209,6 +215,8 @@ std::unique_ptr<Module> Parser::parseModule() {
 
 std::unique_ptr<Kernel> Parser::parseKernel() {
   consume(); // 'kernel'
+  unsigned errorsBefore = diags_.numErrors();
+  hadError_ = false;
   auto k = std::make_unique<Kernel>();
   if (!at(Tok::Ident)) {
     error(tok().loc, "expected a kernel name after 'kernel', found " + found());
@@ -241,6 +249,7 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
   }
   if (!parseBlock(k->body, "kernel body"))
     skipToKernel();
+  k->hasSyntaxErrors = hadError_ || diags_.numErrors() != errorsBefore;
   return k;
 }
 
@@ -364,8 +373,6 @@ bool Parser::parseClauses(Kernel &k) {
       } while (accept(Tok::Comma));
       if (!expect(Tok::RBracket, "to close the grid"))
         return false;
-      if (k.grid.size() > 3)
-        error(k.gridLoc, "a grid has at most 3 dimensions, got " + std::to_string(k.grid.size()));
     } else {
       return true;
     }
@@ -382,10 +389,15 @@ bool Parser::parseBlock(std::vector<StmtPtr> &out, const char *what) {
     return false;
   }
   while (!at(Tok::RBrace) && !at(Tok::Eof) && !at(Tok::KwKernel) && !stop()) {
-    if (StmtPtr s = parseStmt())
+    size_t before = pos_;
+    if (StmtPtr s = parseStmt()) {
       out.push_back(std::move(s));
-    else
-      skipToStmtEnd();
+      continue;
+    }
+    hadError_ = true;
+    if (pos_ == before) // always make progress
+      consume();
+    skipToStmtEnd();
   }
   if (!at(Tok::RBrace)) {
     error(tok().loc, std::string("expected '}' to close the ") + what + " opened at line " +
@@ -419,6 +431,19 @@ StmtPtr Parser::parseStmt() {
     return parseFor();
   if (at(Tok::KwIf))
     return parseIf();
+  if (at(Tok::KwElse)) {
+    error(loc, "'else' without a matching 'if'");
+    return nullptr;
+  }
+  if (at(Tok::Ident) && (tok().text == "return" || tok().text == "while" ||
+                         tok().text == "break" || tok().text == "continue") &&
+      peekTok().kind != Tok::Assign && peekTok().kind != Tok::LParen) {
+    std::string w = tok().text;
+    error(loc, w == "return"  ? "there is no 'return' statement; kernels write results with store()"
+               : w == "while" ? "there is no 'while' loop; use 'for i in range(...)'"
+                              : "there is no '" + w + "' statement");
+    return nullptr;
+  }
   if (at(Tok::Ident) && peekTok().kind == Tok::Assign) {
     auto s = std::make_unique<Stmt>(StmtKind::Assign, loc);
     s->nameLoc = loc;
@@ -536,11 +561,19 @@ ExprPtr Parser::parseExpr() {
 ExprPtr Parser::parseBinary(int minPrec) {
   size_t begin = pos_;
   ExprPtr lhs = parseUnary();
+  bool comparedOnce = false;
   while (lhs) {
     int prec = precedence(tok().kind);
     if (prec < minPrec)
       break;
     const Token &op = consume();
+    if (prec == 3) {
+      if (comparedOnce) {
+        error(op.loc, "chained comparisons are not supported; write (a < b) && (b < c)");
+        return nullptr;
+      }
+      comparedOnce = true;
+    }
     ExprPtr rhs = parseBinary(prec + 1);
     if (!rhs)
       return nullptr;

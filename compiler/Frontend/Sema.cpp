@@ -149,12 +149,13 @@ bool Checker::declareKernelSymbols() {
   }
   info_->numWarps = *kernelScope_["num_warps"]->constant;
   info_->numStages = *kernelScope_["num_stages"]->constant;
-  if (!isPow2(info_->numWarps) || info_->numWarps > 32) {
+  // A bad declared default was reported at its value; check overrides here.
+  if (spec_.params.count("num_warps") && (!isPow2(info_->numWarps) || info_->numWarps > 32)) {
     error(k_.loc, "num_warps must be a power of two from 1 to 32, got " +
                       std::to_string(info_->numWarps));
     ok = false;
   }
-  if (info_->numStages < 1 || info_->numStages > 16) {
+  if (spec_.params.count("num_stages") && (info_->numStages < 1 || info_->numStages > 16)) {
     error(k_.loc, "num_stages must be from 1 to 16, got " + std::to_string(info_->numStages));
     ok = false;
   }
@@ -182,8 +183,15 @@ bool Checker::declareKernelSymbols() {
     if (f == kernelScope_.end() || (f->second->kind != Symbol::Dim && !isScalarInt)) {
       error(k_.loc, "kernel '" + k_.name + "' has no dimension '" + name + "'");
       ok = false;
-    } else if (f->second->kind == Symbol::Dim && v <= 0) {
-      error(k_.loc, "--dim " + name + "=" + std::to_string(v) + ": dimensions must be positive");
+    } else if (f->second->kind == Symbol::Dim && (v <= 0 || v > INT32_MAX)) {
+      error(k_.loc, "--dim " + name + "=" + std::to_string(v) +
+                        ": dimensions must be positive and fit in i32");
+      ok = false;
+    } else if (f->second->kind == Symbol::ScalarParam && f->second->type.dtype != DType::I64 &&
+               (v < INT32_MIN || v > INT32_MAX ||
+                (f->second->type.dtype == DType::Bool && v != 0 && v != 1))) {
+      error(k_.loc, "--dim " + name + "=" + std::to_string(v) + " does not fit the " +
+                        dtypeName(f->second->type.dtype).str() + " scalar '" + name + "'");
       ok = false;
     }
   }
@@ -229,6 +237,8 @@ void Checker::checkClauses() {
   }
   // grid: one to three integer expressions evaluated on the host at launch.
   mode_ = Mode::Grid;
+  if (k_.grid.size() > 3)
+    error(k_.gridLoc, "a grid has at most 3 dimensions, got " + std::to_string(k_.grid.size()));
   for (ExprPtr &g : k_.grid) {
     check(*g);
     const ValueType &t = g->type;

@@ -426,8 +426,12 @@ void Checker::checkCall(Expr &e) {
     int64_t rank = x.type.shape.size(), axis = 0;
     if (e.args.size() == 2) {
       auto a = staticInt(*e.args[1], "the axis of " + fn + "()");
-      if (!a)
+      if (!a) {
+        if (fn != "sum" && !e.args[1]->type.isError() && !isInt(e.args[1]->type.dtype))
+          diags_.note(e.loc, "for an element-wise " + fn + " of two tiles, use " +
+                                 (fn == "min" ? "minimum" : "maximum") + "(a, b)");
         return;
+      }
       axis = *a < 0 ? *a + rank : *a;
       if (axis < 0 || axis >= rank) {
         error(e.args[1]->start(), "axis " + std::to_string(*a) + " is out of range for " + x.type.str());

@@ -247,6 +247,11 @@ void Checker::checkBinary(Expr &e) {
     error(e.loc, what + " is not defined on bool values");
     return;
   }
+  if ((e.binOp == BinOp::Div || e.binOp == BinOp::Mod) && !isFloat(t) && !a.constant && b.constant &&
+      *b.constant == 0) {
+    error(e.loc, "integer division by zero");
+    return;
+  }
   auto shape = broadcastShapes(a.type.shape, b.type.shape, e.loc);
   if (!shape)
     return;
@@ -349,8 +354,9 @@ void Checker::checkIndex(Expr &e) {
   for (IndexItem &item : e.index)
     colons += item.kind == IndexItem::Colon;
   if (colons > base.type.shape.size()) {
-    error(e.loc, "too many ':' for " + base.type.str() + " (it has " +
-                     std::to_string(base.type.shape.size()) + " axes)");
+    size_t n = base.type.shape.size();
+    error(e.loc, "too many ':' for " + base.type.str() + " (it has " + std::to_string(n) +
+                     (n == 1 ? " axis)" : " axes)"));
     return;
   }
   llvm::SmallVector<int64_t, 4> shape;

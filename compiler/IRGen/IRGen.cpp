@@ -215,12 +215,19 @@ LogicalResult tessera::emitKernel(ModuleOp module, const KernelInfo &info, const
 OwningOpRef<ModuleOp> tessera::buildTileModule(const SourceFile &file, const FrontendOptions &opts,
                                                MLIRContext &ctx, DiagnosticEngine &diags) {
   std::unique_ptr<Module> ast = parseFile(file, diags);
-  if (diags.hasErrors())
-    return nullptr;
+  bool syntaxErrors = diags.hasErrors();
   std::vector<Kernel *> selected;
   for (auto &k : ast->kernels)
     if (opts.kernel.empty() || k->name == opts.kernel)
       selected.push_back(k.get());
+  if (syntaxErrors) {
+    // Still check the kernels that parsed cleanly, so that their independent
+    // errors are reported too; nothing is emitted.
+    for (Kernel *k : selected)
+      if (!k->hasSyntaxErrors && !diags.full())
+        analyzeKernel(*k, opts.spec, diags);
+    return nullptr;
+  }
   if (selected.empty()) {
     std::string names;
     for (auto &k : ast->kernels)
