@@ -542,8 +542,10 @@ ExprPtr Parser::finish(ExprPtr e, size_t beginTok) {
   e->begin = toks_[beginTok].loc;
   e->endOffset = pos_ > 0 ? toks_[pos_ - 1].endOffset : e->beginOffset;
   e->depth = heightOf(*e);
-  if (e->depth > kMaxNesting) {
-    error(e->loc, "expression nests too deeply (the limit is " + std::to_string(kMaxNesting) + ")");
+  if (e->depth > kMaxExprHeight) {
+    error(e->loc, "expression is too long: its operators chain or nest " +
+                      std::to_string(e->depth) + " deep (the limit is " +
+                      std::to_string(kMaxExprHeight) + "); split it with 'let'");
     return nullptr;
   }
   return e;
@@ -552,7 +554,7 @@ ExprPtr Parser::finish(ExprPtr e, size_t beginTok) {
 ExprPtr Parser::parseExpr() {
   DepthGuard g(nesting_);
   if (nesting_ > kMaxNesting) {
-    error(tok().loc, "expression nests too deeply (the limit is " + std::to_string(kMaxNesting) + ")");
+    error(tok().loc, "nesting is too deep (the limit is " + std::to_string(kMaxNesting) + " levels)");
     return nullptr;
   }
   return parseBinary(1);

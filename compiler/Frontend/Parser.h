@@ -16,8 +16,10 @@ namespace tessera {
 /// Lexes and parses `file`. Errors go to `diags`; the module holds what parsed.
 std::unique_ptr<Module> parseFile(const SourceFile &file, DiagnosticEngine &diags);
 
-/// The deepest expression or block nesting the parser accepts.
+/// The deepest nesting (parentheses, calls, blocks) the parser accepts.
 constexpr unsigned kMaxNesting = 200;
+/// The greatest height of an expression tree (long operator chains count).
+constexpr unsigned kMaxExprHeight = 1000;
 
 } // namespace tessera
 

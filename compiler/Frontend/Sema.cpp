@@ -51,8 +51,8 @@ static const char *kindWord(Symbol::Kind k) {
 bool Checker::declareKernelSymbols() {
   bool ok = true;
   auto clash = [&](llvm::StringRef name, SourceLoc loc) {
-    if (parseDType(name) || name == "range") {
-      error(loc, "'" + name + "' is reserved and cannot name a parameter");
+    if (parseDType(name) || isBuiltinFunction(name)) {
+      error(loc, "'" + name + "' is a built-in name and cannot be redeclared");
       ok = false;
       return true;
     }
@@ -98,8 +98,8 @@ bool Checker::declareKernelSymbols() {
         }
         continue;
       }
-      if (parseDType(d.name)) {
-        error(d.loc, "'" + d.name + "' is an element type and cannot name a dimension");
+      if (parseDType(d.name) || isBuiltinFunction(d.name)) {
+        error(d.loc, "'" + d.name + "' is a built-in name and cannot name a dimension");
         ok = false;
         continue;
       }
@@ -216,6 +216,10 @@ void Checker::checkClauses() {
         value = w.value->constant;
     }
     auto f = kernelScope_.find(w.name);
+    if (isBuiltinFunction(w.name)) {
+      error(w.loc, "'" + w.name + "' is a built-in name and cannot be redeclared");
+      continue;
+    }
     if (f != kernelScope_.end() || parseDType(w.name)) {
       error(w.loc, "'" + w.name + "' is already declared" +
                        (f != kernelScope_.end() ? " as " + std::string(kindWord(f->second->kind)) +
@@ -288,8 +292,7 @@ std::unique_ptr<KernelInfo> tessera::analyzeKernel(Kernel &kernel, const Special
       else
         diags.note(d.loc, d.message);
     }
-    if (!info)
-      return nullptr;
+    // The defaults are reported with or without errors: an error may stem from them.
     std::set<std::string> noted;
     for (const Symbol *s : c.defaulted())
       if (noted.insert(s->name).second)

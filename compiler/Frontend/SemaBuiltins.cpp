@@ -334,6 +334,11 @@ void Checker::checkCall(Expr &e) {
         return;
       }
       for (KwArg &kw : e.kwargs) {
+        if (&kw != &e.kwargs.front() && kw.name == e.kwargs.front().name) {
+          error(kw.loc, "'" + kw.name + "' is given twice");
+          ok = false;
+          continue;
+        }
         if (kw.name != "pad") {
           error(kw.loc, "unknown keyword argument '" + kw.name + "' of load(); expected pad");
           ok = false;
@@ -427,7 +432,8 @@ void Checker::checkCall(Expr &e) {
     if (e.args.size() == 2) {
       auto a = staticInt(*e.args[1], "the axis of " + fn + "()");
       if (!a) {
-        if (fn != "sum" && !e.args[1]->type.isError() && !isInt(e.args[1]->type.dtype))
+        if (fn != "sum" && !e.args[1]->type.isError() &&
+            !(e.args[1]->type.isScalar() && isInt(e.args[1]->type.dtype)))
           diags_.note(e.loc, "for an element-wise " + fn + " of two tiles, use " +
                                  (fn == "min" ? "minimum" : "maximum") + "(a, b)");
         return;

@@ -28,6 +28,21 @@ static bool fits(DType t, int64_t v) {
 }
 
 void Checker::check(Expr &e) {
+  checkKind(e);
+  if (!e.type.isTile())
+    return;
+  int64_t n = 1;
+  for (int64_t d : e.type.shape)
+    if (__builtin_mul_overflow(n, d, &n))
+      n = INT64_MAX;
+  if (n > kMaxTileElements) {
+    error(e.loc, "this tile has " + std::to_string(n) + " elements; a tile may hold at most " +
+                     std::to_string(kMaxTileElements));
+    e.type = ValueType();
+  }
+}
+
+void Checker::checkKind(Expr &e) {
   e.type = ValueType();
   e.constant.reset();
   e.fconstant.reset();
@@ -39,6 +54,10 @@ void Checker::check(Expr &e) {
     e.constant = e.intValue;
     return;
   case ExprKind::Float:
+    if (std::isfinite(e.floatValue) && std::fabs(e.floatValue) > 3.4028234663852886e38) {
+      error(e.loc, "the float literal is out of range for f32");
+      return;
+    }
     e.type = ValueType::scalar(DType::F32, true);
     e.fconstant = e.floatValue;
     return;
@@ -162,6 +181,16 @@ bool Checker::retype(Expr &e, DType t) {
   if (isFloat(t) && e.constant) {
     e.fconstant = (double)*e.constant;
     e.constant.reset();
+  }
+  if (e.fconstant && std::isfinite(*e.fconstant)) {
+    double limit = t == DType::F16 ? 65504.0 : 3.3895313892515355e38; // f16, bf16/f32 max
+    if (std::fabs(*e.fconstant) > limit) {
+      char buf[32];
+      snprintf(buf, sizeof buf, "%g", *e.fconstant);
+      error(e.loc, "the literal " + std::string(buf) +
+                       " is out of range for " + dtypeName(t).str());
+      return false;
+    }
   }
   e.type.dtype = t;
   return true;

@@ -41,6 +41,7 @@ public:
 
   // Expressions (SemaExpr.cpp).
   void check(Expr &e);
+  void checkKind(Expr &e);
   void checkName(Expr &e);
   void checkUnary(Expr &e);
   void checkBinary(Expr &e);

@@ -89,13 +89,10 @@ void Checker::checkStmt(Stmt &s) {
     if (v.type.dtype != sym->type.dtype &&
         !coerce(v, sym->type.dtype, "the value assigned to '" + s.name + "'"))
       return;
-    // The value may broadcast to the variable's shape, never change it.
-    auto shape = broadcastShapes(v.type.shape, sym->type.shape, v.start());
-    if (!shape)
-      return;
-    if (*shape != sym->type.shape)
+    // A scalar broadcasts to the variable's shape; a tile must have it exactly.
+    if (!v.type.isScalar() && v.type.shape != sym->type.shape)
       error(v.start(), "cannot assign " + v.type.str() + " to '" + s.name + "' of type " +
-                       sym->type.str());
+                           sym->type.str());
     return;
   }
   case StmtKind::For: {

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/APSInt.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -247,9 +248,43 @@ LogicalResult ConvertOp::verify() {
   return success();
 }
 
-OpFoldResult ConvertOp::fold(FoldAdaptor) {
-  if (getSrc().getType() == getResult().getType())
+OpFoldResult ConvertOp::fold(FoldAdaptor adaptor) {
+  Type dst = getResult().getType();
+  if (getSrc().getType() == dst)
     return getSrc();
+  // Scalar constants convert at compile time with the op's semantics.
+  Attribute in = adaptor.getSrc();
+  if (!in || isa<ShapedType>(dst))
+    return {};
+  if (auto i = dyn_cast<IntegerAttr>(in)) {
+    bool fromBool = i.getType().isInteger(1);
+    APInt v = i.getValue();
+    if (auto ft = dyn_cast<FloatType>(dst)) {
+      APFloat f(ft.getFloatSemantics());
+      f.convertFromAPInt(v, /*IsSigned=*/!fromBool, APFloat::rmNearestTiesToEven);
+      return FloatAttr::get(dst, f);
+    }
+    unsigned w = dst.getIntOrFloatBitWidth();
+    if (w == 1)
+      return IntegerAttr::get(dst, v.isZero() ? 0 : 1);
+    return IntegerAttr::get(dst, fromBool ? v.zextOrTrunc(w) : v.sextOrTrunc(w));
+  }
+  if (auto f = dyn_cast<FloatAttr>(in)) {
+    APFloat v = f.getValue();
+    bool lost;
+    if (auto ft = dyn_cast<FloatType>(dst)) {
+      v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      return FloatAttr::get(dst, v);
+    }
+    unsigned w = dst.getIntOrFloatBitWidth();
+    if (w == 1)
+      return IntegerAttr::get(dst, v.isZero() ? 0 : 1);
+    if (v.isNaN())
+      return IntegerAttr::get(dst, 0);
+    APSInt r(w, /*isUnsigned=*/false);
+    v.convertToInteger(r, APFloat::rmTowardZero, &lost); // saturates
+    return IntegerAttr::get(dst, r);
+  }
   return {};
 }
 

@@ -220,7 +220,8 @@ def Tile_ConvertOp : Tile_Op<"convert", [Pure]> {
   let description = [{
     Float to float rounds to nearest even; float to integer truncates toward
     zero (saturating, NaN to 0); integer to float rounds to nearest; integer
-    widening sign-extends, narrowing truncates; to bool compares with zero.
+    widening sign-extends, narrowing truncates; bool converts to 0 or 1; to bool
+    compares with zero.
 
     ```mlir
     %h = tile.convert %acc : tensor<128x128xf32> -> tensor<128x128xbf16>
