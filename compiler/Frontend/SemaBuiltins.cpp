@@ -12,13 +12,6 @@
 using namespace tessera;
 using namespace tessera::sema;
 
-static std::string shapeStr(llvm::ArrayRef<int64_t> s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
 static const char *kUnaryFloat[] = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "sigmoid"};
 
 bool tessera::isBuiltinFunction(llvm::StringRef n) {
@@ -166,6 +159,12 @@ void Checker::checkCall(Expr &e) {
     }
     return !x.type.isError();
   };
+  auto allValues = [&] {
+    bool ok = true;
+    for (ExprPtr &a : e.args)
+      ok &= value(*a);
+    return ok;
+  };
 
   if (fn == "range") {
     error(e.loc, "range() is only allowed in 'for i in range(...)'");
@@ -182,12 +181,7 @@ void Checker::checkCall(Expr &e) {
     scalarMinMax = true;
   }
   if (fn == "cdiv" || fn == "next_pow2" || scalarMinMax) {
-    if (!checkArity(e, fn == "next_pow2" ? 1 : 2, fn == "next_pow2" ? 1 : 2))
-      return;
-    bool ok = true;
-    for (ExprPtr &a : e.args)
-      ok &= value(*a);
-    if (!ok)
+    if (!checkArity(e, fn == "next_pow2" ? 1 : 2, fn == "next_pow2" ? 1 : 2) || !allValues())
       return;
     for (ExprPtr &a : e.args)
       if (!a->type.isScalar()) {
@@ -376,12 +370,7 @@ void Checker::checkCall(Expr &e) {
     return;
   }
   if (fn == "dot") {
-    if (!checkArity(e, 2, 3))
-      return;
-    bool ok = true;
-    for (ExprPtr &a : e.args)
-      ok &= value(*a);
-    if (!ok)
+    if (!checkArity(e, 2, 3) || !allValues())
       return;
     Expr &a = *e.args[0], &b = *e.args[1];
     for (Expr *x : {&a, &b})

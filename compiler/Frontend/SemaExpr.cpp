@@ -12,7 +12,7 @@
 using namespace tessera;
 using namespace tessera::sema;
 
-static std::string shapeStr(llvm::ArrayRef<int64_t> s) {
+std::string sema::shapeStr(llvm::ArrayRef<int64_t> s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i)
     out += (i ? ", " : "") + std::to_string(s[i]);

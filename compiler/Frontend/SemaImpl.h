@@ -20,6 +20,9 @@ namespace sema {
 /// dim and scalar known; the grid runs on the host at launch; the body on the GPU.
 enum class Mode { Where, Grid, Body };
 
+/// "[128, 64]"
+std::string shapeStr(llvm::ArrayRef<int64_t> shape);
+
 class Checker {
 public:
   Checker(Kernel &k, const Specialization &spec, DiagnosticEngine &diags,
