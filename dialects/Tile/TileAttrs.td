@@ -1,7 +1,11 @@
 //===- TileAttrs.td - tile dialect attributes --------------------*- tablegen -*-===//
 //
-// Enumerations used by tile ops. Layout encodings for tiles join this file when
-// layout assignment arrives; they attach to the `encoding` of the tile tensors.
+// Enumerations used by tile ops, and the distributed layouts that the
+// tile-assign-layouts pass attaches to tiles as their tensor `encoding`. A layout
+// says which thread of which warp holds which elements of a tile; it does not
+// depend on the tile's shape (a layout smaller than the tile repeats, a larger
+// one replicates), so the same layout serves a value before and after a
+// broadcast.
 //
 //===----------------------------------------------------------------------------===//
 
@@ -9,6 +13,7 @@
 #define TILE_ATTRS_TD
 
 include "TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
 def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "the combining function of a reduction", [
@@ -16,6 +21,81 @@ def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "the combining function of a red
     I32EnumAttrCase<"max", 1>,
     I32EnumAttrCase<"min", 2>]> {
   let cppNamespace = "::mlir::tile";
+}
+
+class Tile_LayoutAttr<string name, string attrMnemonic> : AttrDef<Tile_Dialect, name> {
+  let mnemonic = attrMnemonic;
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Tile_BlockedLayoutAttr : Tile_LayoutAttr<"BlockedLayout", "blocked"> {
+  let summary = "a blocked distribution of a tile over registers, lanes and warps";
+  let description = [{
+    Each thread holds `sizePerThread[d]` consecutive elements along each axis d;
+    `threadsPerWarp` lanes and `warpsPerCTA` warps are laid out over the axes
+    (their products are 32 and the kernel's number of warps). `order` lists the
+    axes from the fastest-varying one. The layout covers a block of
+    `sizePerThread * threadsPerWarp * warpsPerCTA` elements per axis; a larger
+    tile repeats the block (each thread holds several), a smaller one wraps
+    around (elements are replicated over threads).
+
+    ```mlir
+    tensor<128x64xf32, #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16],
+                                      warpsPerCTA = [4, 1], order = [1, 0]}>>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$sizePerThread,
+                        ArrayRefParameter<"unsigned">:$threadsPerWarp,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$order);
+  let extraClassDeclaration = [{
+    unsigned getRank() const { return getOrder().size(); }
+    unsigned getNumWarps() const;
+  }];
+}
+
+def Tile_SliceLayoutAttr : Tile_LayoutAttr<"SliceLayout", "slice"> {
+  let summary = "the layout of a tile with one axis of its parent's layout removed";
+  let description = [{
+    The result of reducing axis `dim` of a tile in layout `parent`: element i
+    lives where the parent keeps the elements that were combined into it.
+    `tile.expand_dims` along `dim` turns it back into the parent layout.
+
+    ```mlir
+    #tile.slice<{dim = 1, parent = #tile.blocked<{...}>}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
+}
+
+def Tile_MmaLayoutAttr : Tile_LayoutAttr<"MmaLayout", "mma"> {
+  let summary = "the accumulator layout of mma.sync m16n8k16 tensor-core products";
+  let description = [{
+    Warps tile the [M, N] accumulator in a `warpsPerCTA` grid; each warp owns
+    16x8 fragments, in which lane l holds rows l/4 and l/4 + 8, columns
+    2*(l%4) and 2*(l%4) + 1.
+
+    ```mlir
+    #tile.mma<{warpsPerCTA = [4, 2]}>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA);
+}
+
+def Tile_DotOperandLayoutAttr : Tile_LayoutAttr<"DotOperandLayout", "dot_op"> {
+  let summary = "the layout of a dot operand for a given accumulator layout";
+  let description = [{
+    Operand `opIdx` (0 for A [M, K], 1 for B [K, N]) of a `tile.dot` whose
+    result has layout `parent`: an mma layout (tensor-core fragments, fed by
+    ldmatrix) or a blocked layout (FMA products, each thread holding the rows or
+    columns it needs).
+
+    ```mlir
+    #tile.dot_op<{opIdx = 0, parent = #tile.mma<{warpsPerCTA = [4, 1]}>}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx, "::mlir::Attribute":$parent);
 }
 
 #endif // TILE_ATTRS_TD

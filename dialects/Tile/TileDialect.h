@@ -20,6 +20,9 @@
 #define GET_TYPEDEF_CLASSES
 #include "dialects/Tile/TileTypes.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Tile/TileAttrs.h.inc"
+
 #include "dialects/Tile/TileOps.h"
 
 #endif

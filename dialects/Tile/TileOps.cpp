@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/APSInt.h"
 
 using namespace mlir;
@@ -286,6 +287,45 @@ OpFoldResult ConvertOp::fold(FoldAdaptor adaptor) {
     return IntegerAttr::get(dst, r);
   }
   return {};
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
+  Type type = getResult().getType();
+  if (getSrc().getType() == type)
+    return getSrc();
+  // convert(convert(x)) -> convert(x)
+  if (auto inner = getSrc().getDefiningOp<ConvertLayoutOp>()) {
+    getSrcMutable().set(inner.getSrc());
+    return getResult();
+  }
+  // A splat constant has no layout of its own: make it in the one wanted.
+  if (auto dense = dyn_cast_or_null<SplatElementsAttr>(adaptor.getSrc()))
+    return SplatElementsAttr::get(cast<ShapedType>(type), dense.getSplatValue<Attribute>());
+  return {};
+}
+
+namespace {
+/// Values that cost nothing to recompute are made directly in the wanted
+/// layout: convert(splat(s)) -> splat(s), convert(arange) -> arange.
+struct RematerializeCheap : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op, PatternRewriter &rewriter) const override {
+    Operation *def = op.getSrc().getDefiningOp();
+    if (auto splat = dyn_cast_or_null<SplatOp>(def)) {
+      rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getValue());
+      return success();
+    }
+    if (isa_and_nonnull<ArangeOp>(def)) {
+      rewriter.replaceOpWithNewOp<ArangeOp>(op, cast<RankedTensorType>(op.getType()));
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
+
+void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *ctx) {
+  results.add<RematerializeCheap>(ctx);
 }
 
 //===----------------------------------------------------------------------===//

@@ -235,6 +235,27 @@ def Tile_ConvertOp : Tile_Op<"convert", [Pure]> {
   let hasFolder = 1;
 }
 
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure, SameOperandsAndResultShape,
+    SameOperandsAndResultElementType]> {
+  let summary = "moves a tile to another distributed layout";
+  let description = [{
+    The same values, held by other threads: through shared memory in general,
+    in registers when the layouts allow it. Inserted by tile-assign-layouts
+    where an op needs its operand in a layout other than the one it has;
+    chains and no-op conversions fold away.
+
+    ```mlir
+    %b = tile.convert_layout %a : tensor<128xf32, #tile.slice<{dim = 1, parent = #p}>>
+                               -> tensor<128xf32, #tile.blocked<{...}>>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$src);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Global memory
 //===----------------------------------------------------------------------===//

@@ -1,10 +1,11 @@
 //===- tessera-opt.cpp - the MLIR driver for tile IR ------------*- C++ -*-===//
 //
-// MlirOptMain with the tile dialect, the upstream dialects tile IR uses, and the
+// MlirOptMain with the tile dialect and passes, the upstream dialects tile IR uses, and the
 // upstream transformation passes (and func, to test single ops). Drives the lit tests of the IR.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/IRGen/IRGen.h"
+#include "lib/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -13,6 +14,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  mlir::tile::registerTilePasses();
   mlir::DialectRegistry registry;
   tessera::registerTileIRDialects(registry);
   registry.insert<mlir::func::FuncDialect>(); // for IR tests of single ops

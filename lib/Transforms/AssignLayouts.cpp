@@ -1,0 +1,260 @@
+//===- AssignLayouts.cpp - tile-assign-layouts ------------------*- C++ -*-===//
+//
+// Gives every tile of a kernel a distributed layout in one forward walk: each op
+// gets its result layout from a rule (anchors such as loads and dots choose one;
+// element-wise ops follow their operands) after operands in the wrong layout have
+// been converted. Loop-carried tiles keep the layout of their initial value; if
+// results take the layout of the `then` branch. The walk leaves conversions that
+// may be redundant; folding removes no-ops and chains, and splats, aranges and
+// constants are made directly in the layout their users want.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Transforms/Layouts.h"
+#include "lib/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEASSIGNLAYOUTS
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+class Assigner {
+public:
+  Assigner(KernelOp kernel, unsigned numWarps)
+      : b_(kernel.getContext()), ctx_(kernel.getContext()), numWarps_(numWarps) {}
+
+  LogicalResult run(Block &block) {
+    for (Operation &op : llvm::make_early_inc_range(block))
+      if (failed(visit(&op)))
+        return failure();
+    return success();
+  }
+
+private:
+  static Attribute layoutOf(Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t ? t.getEncoding() : Attribute();
+  }
+  static RankedTensorType tensorOf(Value v) { return dyn_cast<RankedTensorType>(v.getType()); }
+
+  BlockedLayoutAttr defaultFor(RankedTensorType t) {
+    return getDefaultBlockedLayout(ctx_, t.getShape(), numWarps_,
+                                   t.getElementType().getIntOrFloatBitWidth());
+  }
+  void setLayout(Value v, Attribute layout) { v.setType(withLayout(tensorOf(v), layout)); }
+
+  /// Makes operand `idx` of `op` arrive in `layout`, converting it if needed.
+  void require(Operation *op, unsigned idx, Attribute layout) {
+    Value v = op->getOperand(idx);
+    RankedTensorType t = tensorOf(v);
+    if (!t || t.getEncoding() == layout)
+      return;
+    b_.setInsertionPoint(op);
+    op->setOperand(idx, ConvertLayoutOp::create(b_, op->getLoc(), withLayout(t, layout), v));
+  }
+
+  /// The layout element-wise ops follow: that of the first operand that is not
+  /// a constant or splat (those can be made in any layout).
+  Attribute followLayout(Operation *op) {
+    Attribute first;
+    for (Value v : op->getOperands()) {
+      Attribute l = layoutOf(v);
+      if (!l)
+        continue;
+      Operation *def = v.getDefiningOp();
+      bool flexible = def && (isa<SplatOp>(def) || def->hasTrait<OpTrait::ConstantLike>());
+      if (!flexible)
+        return l;
+      if (!first)
+        first = l;
+    }
+    return first;
+  }
+
+  LogicalResult visit(Operation *op);
+
+  OpBuilder b_;
+  MLIRContext *ctx_;
+  unsigned numWarps_;
+};
+
+LogicalResult Assigner::visit(Operation *op) {
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    for (auto [init, arg, res] :
+         llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(), loop.getResults()))
+      if (Attribute l = layoutOf(init)) {
+        setLayout(arg, l);
+        setLayout(res, l);
+      }
+    if (failed(run(*loop.getBody())))
+      return failure();
+    Operation *yield = loop.getBody()->getTerminator();
+    for (auto [i, res] : llvm::enumerate(loop.getResults()))
+      if (Attribute l = layoutOf(res))
+        require(yield, i, l);
+    return success();
+  }
+  if (auto branch = dyn_cast<scf::IfOp>(op)) {
+    if (failed(run(*branch.thenBlock())) ||
+        (branch.elseBlock() && failed(run(*branch.elseBlock()))))
+      return failure();
+    Operation *thenYield = branch.thenBlock()->getTerminator();
+    for (auto [i, res] : llvm::enumerate(branch.getResults())) {
+      Attribute l = layoutOf(thenYield->getOperand(i));
+      if (!l)
+        continue;
+      setLayout(res, l);
+      require(branch.elseBlock()->getTerminator(), i, l);
+    }
+    return success();
+  }
+  if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+    RankedTensorType t = tensorOf(cst.getResult());
+    auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+    if (!t || !dense)
+      return success();
+    // The constant's value carries its type: rebuild it in the new layout.
+    RankedTensorType lt = withLayout(t, defaultFor(t));
+    b_.setInsertionPoint(op);
+    auto replacement = arith::ConstantOp::create(
+        b_, op->getLoc(), lt, DenseElementsAttr::getFromRawBuffer(lt, dense.getRawData()));
+    cst.replaceAllUsesWith(replacement.getResult());
+    cst.erase();
+    return success();
+  }
+  if (isa<LoadOp, ArangeOp, SplatOp>(op)) {
+    if (RankedTensorType t = tensorOf(op->getResult(0)))
+      setLayout(op->getResult(0), defaultFor(t));
+    return success();
+  }
+  if (auto store = dyn_cast<StoreOp>(op)) {
+    if (RankedTensorType t = tensorOf(store.getValue()))
+      require(op, op->getNumOperands() - 1, defaultFor(t));
+    return success();
+  }
+  if (auto dot = dyn_cast<DotOp>(op)) {
+    RankedTensorType t = tensorOf(dot.getResult());
+    Type elt = tensorOf(dot.getA()).getElementType();
+    Attribute l = (elt.isF16() || elt.isBF16())
+                      ? (Attribute)getMmaLayout(ctx_, t.getShape(), numWarps_)
+                      : (Attribute)defaultFor(t);
+    require(op, 0, DotOperandLayoutAttr::get(ctx_, 0, l));
+    require(op, 1, DotOperandLayoutAttr::get(ctx_, 1, l));
+    require(op, 2, l);
+    setLayout(dot.getResult(), l);
+    return success();
+  }
+  if (auto red = dyn_cast<ReduceOp>(op)) {
+    if (tensorOf(red.getResult()))
+      setLayout(red.getResult(),
+                SliceLayoutAttr::get(ctx_, red.getAxis(), layoutOf(red.getSrc())));
+    return success();
+  }
+  if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+    RankedTensorType t = tensorOf(expand.getResult());
+    auto slice = dyn_cast_or_null<SliceLayoutAttr>(layoutOf(expand.getSrc()));
+    if (slice && slice.getDim() == expand.getAxis()) {
+      setLayout(expand.getResult(), slice.getParent());
+      return success();
+    }
+    BlockedLayoutAttr parent = defaultFor(t);
+    if (tensorOf(expand.getSrc()))
+      require(op, 0, SliceLayoutAttr::get(ctx_, expand.getAxis(), parent));
+    setLayout(expand.getResult(), parent);
+    return success();
+  }
+  if (auto bc = dyn_cast<BroadcastOp>(op)) {
+    RankedTensorType src = tensorOf(bc.getSrc()), dst = tensorOf(bc.getResult());
+    if (src.getRank() == dst.getRank()) {
+      setLayout(bc.getResult(), src.getEncoding());
+      return success();
+    }
+    // Leading axes are added: the source must be the parent sliced that often.
+    Attribute parent = defaultFor(dst), l = parent;
+    for (int64_t i = src.getRank(); i < dst.getRank(); ++i)
+      l = SliceLayoutAttr::get(ctx_, 0, l);
+    require(op, 0, l);
+    setLayout(bc.getResult(), parent);
+    return success();
+  }
+  if (auto tr = dyn_cast<TransposeOp>(op)) {
+    auto blocked = dyn_cast<BlockedLayoutAttr>(layoutOf(tr.getSrc()));
+    if (!blocked) {
+      blocked = defaultFor(tensorOf(tr.getSrc()));
+      require(op, 0, blocked);
+    }
+    setLayout(tr.getResult(), getTransposedLayout(blocked));
+    return success();
+  }
+  if (isa<ConvertOp>(op) || op->hasTrait<OpTrait::Elementwise>()) {
+    if (op->getNumResults() != 1 || !tensorOf(op->getResult(0)))
+      return success();
+    Attribute l = followLayout(op);
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      require(op, i, l);
+    setLayout(op->getResult(0), l);
+    return success();
+  }
+  for (Value r : op->getResults())
+    if (tensorOf(r))
+      return op->emitOpError("has no layout rule (tile-assign-layouts)");
+  return success();
+}
+
+/// A loop-carried tile that each iteration converts into layout B and back (an
+/// accumulator: `convert(arg) -> dot -> convert(result)`) is carried in layout B
+/// instead; the conversions move out of the loop, where they fold or run once.
+void carryInProducedLayout(scf::ForOp loop) {
+  OpBuilder b(loop);
+  Operation *yield = loop.getBody()->getTerminator();
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+    auto cvt = yield->getOperand(i).getDefiningOp<ConvertLayoutOp>();
+    BlockArgument arg = loop.getRegionIterArgs()[i];
+    if (!cvt || cvt.getSrc().getType() == arg.getType())
+      continue;
+    Type from = arg.getType(), to = cvt.getSrc().getType();
+    OpOperand &init = loop.getInitArgsMutable()[i];
+    b.setInsertionPoint(loop);
+    init.set(ConvertLayoutOp::create(b, loop.getLoc(), to, init.get()));
+    arg.setType(to);
+    b.setInsertionPointToStart(loop.getBody());
+    auto inside = ConvertLayoutOp::create(b, loop.getLoc(), from, arg);
+    arg.replaceAllUsesExcept(inside, inside);
+    yield->setOperand(i, cvt.getSrc());
+    Value result = loop.getResult(i);
+    result.setType(to);
+    b.setInsertionPointAfter(loop);
+    auto after = ConvertLayoutOp::create(b, loop.getLoc(), from, result);
+    result.replaceAllUsesExcept(after, after);
+  }
+}
+
+struct TileAssignLayouts : tile::impl::TileAssignLayoutsBase<TileAssignLayouts> {
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    auto warps = kernel->getAttrOfType<IntegerAttr>("tile.num_warps");
+    unsigned numWarps = warps ? warps.getInt() : 4;
+    Assigner assigner(kernel, numWarps);
+    if (failed(assigner.run(kernel.getBody().front())))
+      return signalPassFailure();
+    // Innermost loops first, so that an outer loop sees the inner one's layout.
+    kernel.getBody().walk<WalkOrder::PostOrder>(
+        [](scf::ForOp loop) { carryInProducedLayout(loop); });
+    // Fold the conversions that turned out to be no-ops, chains or splats.
+    RewritePatternSet patterns(&getContext());
+    ConvertLayoutOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsGreedily(kernel.getBody(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
