@@ -93,7 +93,8 @@ ExprPtr Parser::parseBinary(int minPrec) {
     const Token &op = consume();
     if (prec == 3) {
       if (comparedOnce) {
-        error(op.loc, "chained comparisons are not supported; write (a < b) && (b < c)");
+        error(op.loc, "comparisons cannot be chained; add parentheses, e.g. (a < b) && (b < c) "
+                      "or (a < b) == c");
         return nullptr;
       }
       comparedOnce = true;

@@ -142,8 +142,9 @@ bool Parser::parseParam(Kernel &k) {
         d.name = consume().text;
       } else if (at(Tok::Int)) {
         d.value = consume().intValue;
-        if (d.value <= 0) {
-          error(d.loc, "a tensor extent must be positive");
+        if (d.value <= 0 || d.value > INT32_MAX) {
+          error(d.loc, d.value <= 0 ? "a tensor extent must be positive"
+                                    : "a tensor extent must fit in i32");
           return false;
         }
       } else {

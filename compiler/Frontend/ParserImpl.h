@@ -67,9 +67,14 @@ private:
     return false;
   }
   void error(SourceLoc loc, const std::string &msg) {
-    // The lexer already reported a bad token: the parser adds nothing to it.
-    if (tok().kind == Tok::Error)
-      return;
+    // The lexer already reported a bad token: the parser adds nothing about it.
+    if (tok().kind == Tok::Error) {
+      SourceLoc prevEnd = pos_ > 0 ? toks_[pos_ - 1].end : SourceLoc();
+      bool atBadToken = (loc.line == tok().loc.line && loc.col == tok().loc.col) ||
+                        (loc.line == prevEnd.line && loc.col == prevEnd.col);
+      if (atBadToken)
+        return;
+    }
     // One error per position: cascades at the same token add nothing.
     if (loc.line == lastErrLoc_.line && loc.col == lastErrLoc_.col)
       return;

@@ -68,7 +68,12 @@ bool Checker::declareKernelSymbols() {
   for (unsigned i = 0; i < k_.params.size(); ++i) {
     const Param &p = k_.params[i];
     Symbol *s = nullptr;
-    if (!clash(p.name, p.loc)) {
+    bool knob = p.name == "num_warps" || p.name == "num_stages";
+    if (knob) {
+      error(p.loc, "'" + p.name + "' is a reserved knob and cannot name a parameter");
+      ok = false;
+    }
+    if (!knob && !clash(p.name, p.loc)) {
       s = &newSymbol(p.isTensor ? Symbol::TensorParam : Symbol::ScalarParam, p.name, p.loc);
       s->paramIndex = i;
       s->param = &p;
@@ -98,6 +103,11 @@ bool Checker::declareKernelSymbols() {
         }
         continue;
       }
+      if (d.name == "num_warps" || d.name == "num_stages") {
+        error(d.loc, "'" + d.name + "' is a reserved knob and cannot name a dimension");
+        ok = false;
+        continue;
+      }
       if (parseDType(d.name) || isBuiltinFunction(d.name)) {
         error(d.loc, "'" + d.name + "' is a built-in name and cannot name a dimension");
         ok = false;
@@ -124,7 +134,9 @@ bool Checker::declareKernelSymbols() {
       continue;
     bool knob = t.name == "num_warps" || t.name == "num_stages";
     for (auto &[v, loc] : t.values) {
-      if (t.name == "num_warps" && (!isPow2(v) || v > 32))
+      if (v < INT32_MIN || v > INT32_MAX)
+        error(loc, "the tunable value " + std::to_string(v) + " does not fit in i32");
+      else if (t.name == "num_warps" && (!isPow2(v) || v > 32))
         error(loc, "num_warps must be a power of two from 1 to 32, got " + std::to_string(v));
       else if (t.name == "num_stages" && (v < 1 || v > 16))
         error(loc, "num_stages must be from 1 to 16, got " + std::to_string(v));
@@ -147,8 +159,12 @@ bool Checker::declareKernelSymbols() {
                                          : (llvm::StringRef(knob) == "num_warps" ? 4 : 3);
     kernelScope_[knob] = &s;
   }
-  info_->numWarps = *kernelScope_["num_warps"]->constant;
-  info_->numStages = *kernelScope_["num_stages"]->constant;
+  auto knobValue = [&](const char *name, int64_t fallback) {
+    auto f = kernelScope_.find(name);
+    return f != kernelScope_.end() && f->second->constant ? *f->second->constant : fallback;
+  };
+  info_->numWarps = knobValue("num_warps", 4);
+  info_->numStages = knobValue("num_stages", 3);
   // A bad declared default was reported at its value; check overrides here.
   if (spec_.params.count("num_warps") && (!isPow2(info_->numWarps) || info_->numWarps > 32)) {
     error(k_.loc, "num_warps must be a power of two from 1 to 32, got " +
@@ -171,8 +187,8 @@ bool Checker::declareKernelSymbols() {
                         (known.empty() ? std::string(" (it declares none)")
                                        : " (it declares " + known + ")"));
       ok = false;
-    } else if (f->second->kind == Symbol::Tune && v <= 0) {
-      error(k_.loc, "--param " + name + "=" + std::to_string(v) + ": tunable values must be positive");
+    } else if (v < INT32_MIN || v > INT32_MAX) {
+      error(k_.loc, "--param " + name + "=" + std::to_string(v) + " does not fit in i32");
       ok = false;
     }
   }
@@ -206,7 +222,7 @@ void Checker::checkClauses() {
     std::optional<int64_t> value;
     const ValueType &t = w.value->type;
     if (!t.isError()) {
-      if (!t.isScalar() || isFloat(t.dtype))
+      if (!t.isScalar() || !isInt(t.dtype))
         error(w.value->start(), "a 'where' value must be an integer, got " + t.str());
       else if (!w.value->constant)
         error(w.value->start(), "the 'where' value '" + w.name +
@@ -259,8 +275,7 @@ void Checker::checkClauses() {
 std::unique_ptr<KernelInfo> Checker::run() {
   info_->kernel = &k_;
   unsigned before = diags_.numErrors();
-  if (!declareKernelSymbols())
-    return nullptr;
+  declareKernelSymbols(); // errors are recorded; the rest is still checked
   checkClauses();
   scopes_.emplace_back();
   checkBlock(k_.body);
@@ -284,6 +299,8 @@ std::unique_ptr<KernelInfo> tessera::analyzeKernel(Kernel &kernel, const Special
       grew |= specialized.insert(d).second;
     if (grew && round < 64)
       continue;
+    if (local.truncated())
+      diags.markTruncated();
     for (const Diag &d : local.diags()) {
       if (d.severity == Severity::Error)
         diags.error(d.loc, d.message);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Frontend/SemaImpl.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace tessera;
@@ -151,7 +152,11 @@ void Checker::checkCall(Expr &e) {
     error(e.kwargs[0].loc, fn + "() takes no keyword arguments");
     return;
   }
+  // Each argument is checked once: re-checking would make nested calls exponential.
+  llvm::SmallPtrSet<Expr *, 4> checked;
   auto value = [&](Expr &x) {
+    if (!checked.insert(&x).second)
+      return !x.type.isError();
     check(x);
     if (x.type.isVoid()) {
       error(x.start(), "this expression has no value");
@@ -231,11 +236,21 @@ void Checker::checkCall(Expr &e) {
             e.type = ValueType();
             return;
           }
+          if (x == INT64_MIN && y == -1) {
+            error(e.loc, "integer overflow in a constant expression");
+            e.type = ValueType();
+            return;
+          }
           int64_t q = x / y;
           e.constant = (x % y != 0 && ((x < 0) == (y < 0))) ? q + 1 : q;
         } else {
           e.constant = fn == "min" ? std::min(x, y) : std::max(x, y);
         }
+      }
+      if (mode_ != Mode::Where && t == DType::I32 && (*e.constant < INT32_MIN || *e.constant > INT32_MAX)) {
+        error(e.loc, "constant expression overflows i32");
+        e.type = ValueType();
+        return;
       }
     } else if (scalarMinMax && e.args[0]->fconstant && e.args[1]->fconstant) {
       double x = *e.args[0]->fconstant, y = *e.args[1]->fconstant;

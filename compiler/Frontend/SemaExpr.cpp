@@ -58,6 +58,10 @@ void Checker::checkKind(Expr &e) {
       error(e.loc, "the float literal is out of range for f32");
       return;
     }
+    if (e.floatValue != 0 && std::fabs(e.floatValue) < 1.401298464324817e-45) {
+      error(e.loc, "the float literal underflows f32 (it would be 0)");
+      return;
+    }
     e.type = ValueType::scalar(DType::F32, true);
     e.fconstant = e.floatValue;
     return;
@@ -149,8 +153,23 @@ void Checker::checkUnary(Expr &e) {
       return;
     }
     e.type = x.type;
-    if (x.constant)
+    if (x.constant) {
+      if (*x.constant == INT64_MIN) {
+        error(e.loc, "integer overflow in a constant expression");
+        e.type = ValueType();
+        return;
+      }
       e.constant = -*x.constant;
+      if (mode_ != Mode::Where && e.type.dtype == DType::I32 && !fits(DType::I32, *e.constant)) {
+        if (e.type.literal) {
+          e.type.dtype = DType::I64;
+        } else {
+          error(e.loc, "constant expression overflows i32");
+          e.type = ValueType();
+          return;
+        }
+      }
+    }
     if (x.fconstant)
       e.fconstant = -*x.fconstant;
   } else {
@@ -314,6 +333,12 @@ void Checker::foldConstant(Expr &e) {
     case BinOp::Eq: e.constant = x == y; break;
     case BinOp::Ne: e.constant = x != y; break;
     default: break;
+    }
+    if (e.fconstant && std::isfinite(x) && std::isfinite(y) &&
+        (!std::isfinite(*e.fconstant) || std::fabs(*e.fconstant) > 3.4028234663852886e38)) {
+      error(e.loc, "float constant expression overflows f32");
+      e.type = ValueType();
+      e.fconstant.reset();
     }
     return;
   }

@@ -12,8 +12,10 @@ using namespace tessera::sema;
 void Checker::checkBlock(std::vector<StmtPtr> &stmts) {
   scopes_.emplace_back();
   for (StmtPtr &s : stmts) {
-    if (diags_.full())
+    if (diags_.full()) {
+      diags_.markTruncated(); // statements are left unchecked
       break;
+    }
     checkStmt(*s);
   }
   scopes_.pop_back();
@@ -120,7 +122,14 @@ void Checker::checkStmt(Stmt &s) {
       error(s.nameLoc, "the loop variable '" + s.name + "' hides a built-in or kernel name");
     scopes_.back()[s.name] = &iv;
     s.symbol = &iv;
-    checkBlock(s.body);
+    // The loop variable lives in the body's own block: redeclaring it is an error.
+    for (StmtPtr &b : s.body) {
+      if (diags_.full()) {
+        diags_.markTruncated();
+        break;
+      }
+      checkStmt(*b);
+    }
     scopes_.pop_back();
     return;
   }

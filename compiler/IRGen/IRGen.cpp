@@ -267,7 +267,10 @@ OwningOpRef<ModuleOp> tessera::buildTileModule(const SourceFile &file, const Fro
       for (auto *m : {&spec.params, &spec.dims})
         for (auto it = m->begin(); it != m->end();) {
           bool anyone = llvm::any_of(selected, [&](Kernel *o) { return declares(*o, it->first); });
-          it = (!declares(*k, it->first) && anyone) ? m->erase(it) : std::next(it);
+          // Declared elsewhere: not this kernel's business. Declared nowhere: the
+          // first kernel reports it, once.
+          bool drop = !declares(*k, it->first) && (anyone || k != selected.front());
+          it = drop ? m->erase(it) : std::next(it);
         }
     }
     auto info = analyzeKernel(*k, spec, diags);

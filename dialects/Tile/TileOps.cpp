@@ -358,8 +358,7 @@ LogicalResult DotOp::verify() {
   if (a.getElementType() != b.getElementType())
     return emitOpError() << "operands have different element types: " << a.getElementType()
                          << " and " << b.getElementType();
-  if (a.getElementType().isInteger(1) ||
-      isa<FloatType>(a.getElementType()) != isa<FloatType>(acc.getElementType()))
+  if (!isa<FloatType>(a.getElementType()) || !isa<FloatType>(acc.getElementType()))
     return emitOpError() << "cannot accumulate " << a.getElementType() << " products in "
                          << acc.getElementType();
   return success();

@@ -308,8 +308,9 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
 def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "matrix product with accumulation: acc + a x b";
   let description = [{
-    `a` is [M, K], `b` is [K, N] of the same element type; `acc` and the result
-    are [M, N]. Products accumulate in the accumulator's element type.
+    `a` is [M, K], `b` is [K, N] of the same float type (f16, bf16, f32); `acc`
+    and the result are [M, N] floats. Products accumulate in the accumulator's
+    element type.
 
     ```mlir
     %d = tile.dot %a, %b, %acc : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>

@@ -10,6 +10,8 @@
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include <algorithm>
+
 using namespace tessera;
 
 SourceFile::SourceFile(std::string name, std::string text)
@@ -72,8 +74,16 @@ void DiagnosticEngine::renderOne(llvm::raw_ostream &os, const Diag &d) const {
 }
 
 void DiagnosticEngine::render(llvm::raw_ostream &os) const {
+  // Stages report in their own order (the lexer runs ahead of the parser);
+  // the reader gets source order. Unlocated diagnostics come first.
+  std::vector<const Diag *> sorted;
   for (const Diag &d : diags_)
-    renderOne(os, d);
+    sorted.push_back(&d);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Diag *a, const Diag *b) {
+    return std::make_pair(a->loc.line, a->loc.col) < std::make_pair(b->loc.line, b->loc.col);
+  });
+  for (const Diag *d : sorted)
+    renderOne(os, *d);
   if (truncated_)
     os << file_.name() << ": error: too many errors (limit " << errorLimit_
        << "); stopping\n";

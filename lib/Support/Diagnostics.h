@@ -70,9 +70,12 @@ public:
   const std::vector<Diag> &diags() const { return diags_; }
   const SourceFile &file() const { return file_; }
 
-  /// Renders every diagnostic collected so far (and a "too many errors" line).
+  /// Renders every diagnostic collected so far in source order (and a "too many
+  /// errors" line).
   void render(llvm::raw_ostream &os) const;
   void renderOne(llvm::raw_ostream &os, const Diag &d) const;
+  bool truncated() const { return truncated_; }
+  void markTruncated() { truncated_ = true; }
   /// Drops everything collected (used when a stage is retried).
   void clear() { diags_.clear(); numErrors_ = 0; truncated_ = false; }
 

@@ -73,16 +73,22 @@ int writeOutput(const CompileOptions &opts, llvm::function_ref<void(llvm::raw_os
   return 0;
 }
 
-int emitAST(const CompileOptions &opts, const SourceFile &file) {
+/// The syntax tree, printed once the program has passed every check.
+int emitAST(const CompileOptions &opts, const SourceFile &file, const Specialization &spec) {
+  {
+    DiagnosticEngine diags(file);
+    mlir::MLIRContext ctx(mlir::MLIRContext::Threading::DISABLED);
+    FrontendOptions fo;
+    fo.kernel = opts.kernel;
+    fo.spec = spec;
+    fo.canonicalize = false;
+    bool ok = (bool)buildTileModule(file, fo, ctx, diags);
+    diags.render(llvm::errs());
+    if (!ok)
+      return 1;
+  }
   DiagnosticEngine diags(file);
   std::unique_ptr<Module> ast = parseFile(file, diags);
-  diags.render(llvm::errs());
-  if (diags.hasErrors())
-    return 1;
-  if (!opts.kernel.empty() && !ast->find(opts.kernel)) {
-    printToolError(llvm::errs(), "no kernel named '" + opts.kernel + "' in " + file.name());
-    return 1;
-  }
   return writeOutput(opts, [&](llvm::raw_ostream &os) {
     Module selected;
     if (opts.kernel.empty()) {
@@ -135,7 +141,7 @@ int tessera::runCompile(const CompileOptions &opts) {
   SourceFile file(opts.input, (*buf)->getBuffer().str());
   switch (*stage) {
   case EmitStage::AST:
-    return emitAST(opts, file);
+    return emitAST(opts, file, spec);
   case EmitStage::Tile:
     return emitTile(opts, file, spec);
   default:

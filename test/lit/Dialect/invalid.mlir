@@ -172,3 +172,11 @@ tile.kernel @k(%x: !tile.tensor<?xf32>) grid {
 
 // expected-error @+1 {{tensor extents must be positive or '?', got 0}}
 func.func @f(%a: !tile.tensor<0xf32>)
+
+// -----
+
+func.func @f(%a: tensor<16x8xi32>, %b: tensor<8x4xi32>, %c: tensor<16x4xi32>) {
+  // expected-error @+1 {{'tile.dot' op cannot accumulate 'i32' products in 'i32'}}
+  %d = tile.dot %a, %b, %c : tensor<16x8xi32>, tensor<8x4xi32> -> tensor<16x4xi32>
+  return
+}
