@@ -89,9 +89,10 @@ void DiagnosticEngine::render(llvm::raw_ostream &os) const {
        << "); stopping\n";
 }
 
-DiagnosticEngine::MLIRHandler::MLIRHandler(DiagnosticEngine &engine, mlir::MLIRContext &ctx)
+DiagnosticEngine::MLIRHandler::MLIRHandler(DiagnosticEngine &engine, mlir::MLIRContext &ctx,
+                                           bool internal)
     : ctx_(ctx) {
-  id_ = ctx.getDiagEngine().registerHandler([&engine](mlir::Diagnostic &diag) {
+  id_ = ctx.getDiagEngine().registerHandler([&engine, internal](mlir::Diagnostic &diag) {
     SourceLoc loc;
     if (auto flc = llvm::dyn_cast<mlir::FileLineColLoc>(diag.getLocation())) {
       loc.line = flc.getLine();
@@ -100,7 +101,7 @@ DiagnosticEngine::MLIRHandler::MLIRHandler(DiagnosticEngine &engine, mlir::MLIRC
     std::string msg = diag.str();
     switch (diag.getSeverity()) {
     case mlir::DiagnosticSeverity::Error:
-      engine.error(loc, "internal compiler error: " + msg);
+      engine.error(loc, internal ? "internal compiler error: " + msg : msg);
       break;
     case mlir::DiagnosticSeverity::Warning:
       engine.warning(loc, msg);

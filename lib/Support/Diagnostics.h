@@ -82,7 +82,9 @@ public:
   /// Routes MLIR diagnostics emitted on `ctx` into this engine while alive.
   class MLIRHandler {
   public:
-    MLIRHandler(DiagnosticEngine &engine, mlir::MLIRContext &ctx);
+    /// `internal`: errors are the compiler's fault (verification after Sema), and
+    /// say so; otherwise they are the program's (e.g. unsupported by codegen).
+    MLIRHandler(DiagnosticEngine &engine, mlir::MLIRContext &ctx, bool internal = true);
     ~MLIRHandler();
     MLIRHandler(const MLIRHandler &) = delete;
     MLIRHandler &operator=(const MLIRHandler &) = delete;

@@ -144,8 +144,11 @@ LogicalResult Assigner::visit(Operation *op) {
   if (auto dot = dyn_cast<DotOp>(op)) {
     RankedTensorType t = tensorOf(dot.getResult());
     Type elt = tensorOf(dot.getA()).getElementType();
-    Attribute l = (elt.isF16() || elt.isBF16())
-                      ? (Attribute)getMmaLayout(ctx_, t.getShape(), numWarps_)
+    int64_t m = t.getShape()[0], n = t.getShape()[1], k = tensorOf(dot.getA()).getShape()[1];
+    // Tensor cores: 16x8x16 fragments, every warp owning at least one.
+    bool mma = (elt.isF16() || elt.isBF16()) && t.getElementType().isF32() && m % 16 == 0 &&
+               n % 8 == 0 && k % 16 == 0 && m * n >= 16 * 8 * (int64_t)numWarps_;
+    Attribute l = mma ? (Attribute)getMmaLayout(ctx_, t.getShape(), numWarps_)
                       : (Attribute)defaultFor(t);
     require(op, 0, DotOperandLayoutAttr::get(ctx_, 0, l));
     require(op, 1, DotOperandLayoutAttr::get(ctx_, 1, l));

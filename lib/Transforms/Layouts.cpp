@@ -55,10 +55,10 @@ BlockedLayoutAttr tile::getDefaultBlockedLayout(MLIRContext *ctx, ArrayRef<int64
 
 MmaLayoutAttr tile::getMmaLayout(MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned numWarps) {
   // Each warp computes at least a 16x8 fragment; split M (rows) first.
+  // Rows first; the other warps split N. Callers ensure M * N >= 128 * numWarps,
+  // so that N / (numWarps / wm) >= 8 and every warp owns a 16x8 fragment.
   unsigned wm = std::min(numWarps, floorPow2(shape[0] / 16));
-  unsigned wn = std::min(numWarps / wm, floorPow2(shape[1] / 8));
-  wm = numWarps / wn; // every warp gets a share, replicated if the tile is small
-  return MmaLayoutAttr::get(ctx, {wm, wn});
+  return MmaLayoutAttr::get(ctx, {wm, numWarps / wm});
 }
 
 BlockedLayoutAttr tile::getTransposedLayout(BlockedLayoutAttr l) {

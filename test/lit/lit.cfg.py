@@ -14,6 +14,6 @@ config.excludes = ["lit.cfg.py", "Inputs"]
 source_dir = os.path.dirname(os.path.dirname(config.test_source_root))
 config.environment["PATH"] = os.pathsep.join(
     [os.environ.get("TESSERA_BIN_DIR", os.path.join(source_dir, "build", "bin")), os.environ.get("LLVM_TOOLS_DIR", "/usr/lib/llvm-22/bin"),
-     os.environ.get("PATH", "")])
+     os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin"), os.environ.get("PATH", "")])
 config.substitutions.append(("%examples", os.path.join(source_dir, "examples")))
 config.substitutions.append(("%programs", os.path.join(source_dir, "test", "programs")))

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/IRGen/IRGen.h"
+#include "lib/Conversion/Passes.h"
 #include "lib/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -15,9 +16,11 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::tile::registerTilePasses();
+  mlir::tile::registerTileConversionPasses();
   mlir::DialectRegistry registry;
   tessera::registerTileIRDialects(registry);
   registry.insert<mlir::func::FuncDialect>(); // for IR tests of single ops
+  registry.insert<mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Tessera tile IR optimizer driver\n", registry));
 }

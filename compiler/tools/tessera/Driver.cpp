@@ -8,6 +8,10 @@
 
 #include "compiler/Frontend/Parser.h"
 #include "compiler/IRGen/IRGen.h"
+#include "lib/Pipeline/Pipeline.h"
+#include "lib/Target/PTX.h"
+
+#include "mlir/IR/DialectRegistry.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -115,6 +119,56 @@ int emitTile(const CompileOptions &opts, const SourceFile &file, const Specializ
   return writeOutput(opts, [&](llvm::raw_ostream &os) { module->print(os); });
 }
 
+/// gpu (LLVM + NVVM dialects), llvm (LLVM IR), ptx, cubin: the code generator.
+int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specialization &spec,
+                EmitStage stage) {
+  DiagnosticEngine diags(file);
+  mlir::DialectRegistry registry;
+  pipeline::registerCodegenDialects(registry);
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+  FrontendOptions fo;
+  fo.kernel = opts.kernel;
+  fo.spec = spec;
+  auto module = buildTileModule(file, fo, ctx, diags);
+  if (!module) {
+    diags.render(llvm::errs());
+    return 1;
+  }
+  if (opts.unaligned)
+    module->walk([&](mlir::Operation *op) {
+      if (op->getName().getStringRef() == "tile.kernel")
+        op->setAttr("tile.aligned", mlir::BoolAttr::get(&ctx, false));
+    });
+  {
+    DiagnosticEngine::MLIRHandler handler(diags, ctx, /*internal=*/false);
+    if (failed(pipeline::lowerToLLVMDialect(*module))) {
+      diags.render(llvm::errs());
+      return 1;
+    }
+  }
+  diags.render(llvm::errs()); // notes
+  if (stage == EmitStage::GPU)
+    return writeOutput(opts, [&](llvm::raw_ostream &os) { module->print(os); });
+  auto text = stage == EmitStage::LLVM ? pipeline::toLLVMIR(*module, opts.arch)
+                                       : pipeline::toPTX(*module, opts.arch);
+  if (!text) {
+    printToolError(llvm::errs(), "code generation failed: " + llvm::toString(text.takeError()));
+    return 1;
+  }
+  if (stage != EmitStage::Cubin)
+    return writeOutput(opts, [&](llvm::raw_ostream &os) { os << *text; });
+  std::string log;
+  auto cubin = target::compileCubin(*text, opts.arch, &log);
+  if (!cubin) {
+    std::string msg = llvm::toString(cubin.takeError());
+    // A missing ptxas is the environment's fault, not the program's.
+    bool missing = llvm::StringRef(msg).contains("ptxas not found");
+    printToolError(llvm::errs(), msg);
+    return missing ? 2 : 1;
+  }
+  return writeOutput(opts, [&](llvm::raw_ostream &os) { os.write(cubin->data(), cubin->size()); });
+}
+
 } // namespace
 
 int tessera::runCompile(const CompileOptions &opts) {
@@ -145,8 +199,6 @@ int tessera::runCompile(const CompileOptions &opts) {
   case EmitStage::Tile:
     return emitTile(opts, file, spec);
   default:
-    printToolError(llvm::errs(), "--emit " + opts.emit +
-                                     " is not available yet: this build lowers to tile IR only");
-    return 1;
+    return emitCodegen(opts, file, spec, *stage);
   }
 }

@@ -25,6 +25,10 @@ struct CompileOptions {
   std::string emit = "tile";
   std::string arch = "sm_90a";
   std::string output; // empty: stdout
+  /// Do not assume 16-byte aligned tensors (base, row strides, last extent):
+  /// no vectorized accesses. The default assumes alignment, as the runtime
+  /// checks at launch.
+  bool unaligned = false;
 };
 
 int runCompile(const CompileOptions &opts);

@@ -36,6 +36,8 @@ int main(int argc, char **argv) {
   c->add_option("--arch", compile.arch, "the GPU architecture: sm_90a or sm_80")
       ->capture_default_str();
   c->add_option("-o", compile.output, "write the output to this path instead of stdout");
+  c->add_flag("--unaligned", compile.unaligned,
+              "do not assume 16-byte aligned tensors (no vectorized global accesses)");
 
   try {
     app.parse(argc, argv);

@@ -141,9 +141,147 @@ tessera::conversion::elementCoords(OpBuilder &b, Location loc, const Distributio
   return out;
 }
 
+MmaShape tessera::conversion::mmaShape(MmaLayoutAttr mma, int64_t m, int64_t n, int64_t k) {
+  MmaShape s;
+  s.wm = mma.getWarpsPerCTA()[0];
+  s.wn = mma.getWarpsPerCTA()[1];
+  s.fm = std::max<int64_t>(1, m / s.wm / 16);
+  s.fn = std::max<int64_t>(1, n / s.wn / 8);
+  s.kSteps = std::max<int64_t>(1, k / 16);
+  return s;
+}
+
+namespace {
+/// The elements of a blocked layout's axis `axis` one thread holds for extent
+/// `extent`: the element indices of `dist` with the other axis' digits zero.
+SmallVector<size_t> axisElements(const Distribution &dist, unsigned axis) {
+  SmallVector<size_t> out;
+  for (size_t i = 0; i < dist.elems.size(); ++i) {
+    bool onAxis = true;
+    for (unsigned a = 0; a < dist.shape.size(); ++a)
+      if (a != axis && (dist.elems[i].s[a] != 0 || dist.elems[i].rep[a] != 0))
+        onAxis = false;
+    if (onAxis)
+      out.push_back(i);
+  }
+  return out;
+}
+
+/// The parent's distribution over a [rows, cols] accumulator, for an FMA operand.
+FailureOr<Distribution> fmaParent(BlockedLayoutAttr parent, int64_t m, int64_t n, MLIRContext *ctx) {
+  auto t = RankedTensorType::get({m, n}, Float32Type::get(ctx), parent);
+  return distribute(t);
+}
+} // namespace
+
 FailureOr<size_t> tessera::conversion::elemsPerThread(RankedTensorType type) {
+  Attribute l = type.getEncoding();
+  ArrayRef<int64_t> shape = type.getShape();
+  if (auto mma = dyn_cast_or_null<MmaLayoutAttr>(l)) {
+    MmaShape s = mmaShape(mma, shape[0], shape[1], 16);
+    return s.fm * s.fn * 4;
+  }
+  if (auto op = dyn_cast_or_null<DotOperandLayoutAttr>(l)) {
+    if (auto mma = dyn_cast<MmaLayoutAttr>(op.getParent())) {
+      if (op.getOpIdx() == 0) {
+        MmaShape s = mmaShape(mma, shape[0], 8, shape[1]);
+        return s.fm * s.kSteps * 8;
+      }
+      MmaShape s = mmaShape(mma, 16, shape[1], shape[0]);
+      return s.fn * s.kSteps * 4;
+    }
+    auto parent = cast<BlockedLayoutAttr>(op.getParent());
+    // Rows (A) or columns (B) as the parent holds them, times the whole K.
+    int64_t k = op.getOpIdx() == 0 ? shape[1] : shape[0];
+    int64_t outer = op.getOpIdx() == 0 ? shape[0] : shape[1];
+    FailureOr<Distribution> d = op.getOpIdx() == 0 ? fmaParent(parent, outer, 1, type.getContext())
+                                                   : fmaParent(parent, 1, outer, type.getContext());
+    if (failed(d))
+      return failure();
+    return axisElements(*d, op.getOpIdx() == 0 ? 0 : 1).size() * k;
+  }
   FailureOr<Distribution> d = distribute(type);
   if (failed(d))
     return failure();
   return d->elems.size();
+}
+
+FailureOr<std::vector<SmallVector<Value, 4>>>
+tessera::conversion::layoutCoords(OpBuilder &b, Location loc, RankedTensorType type, Value lane,
+                                  Value warp) {
+  Type i32 = b.getI32Type();
+  auto cst = [&](int64_t v) { return LLVM::ConstantOp::create(b, loc, i32, v).getResult(); };
+  auto add = [&](Value x, int64_t c) { return LLVM::AddOp::create(b, loc, x, cst(c)).getResult(); };
+  Attribute l = type.getEncoding();
+  ArrayRef<int64_t> shape = type.getShape();
+  std::vector<SmallVector<Value, 4>> out;
+  Value group = LLVM::UDivOp::create(b, loc, lane, cst(4));   // lane / 4
+  Value inGroup = LLVM::URemOp::create(b, loc, lane, cst(4)); // lane % 4
+  auto mmaBases = [&](MmaLayoutAttr mma, int64_t m, int64_t n) {
+    MmaShape s = mmaShape(mma, m, n, 16);
+    Value wM = LLVM::URemOp::create(b, loc, warp, cst(s.wm));
+    Value wN = LLVM::UDivOp::create(b, loc, warp, cst(s.wm));
+    Value rowBase = LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, wM, cst(m / s.wm)), group);
+    Value colBase = LLVM::AddOp::create(
+        b, loc, LLVM::MulOp::create(b, loc, wN, cst(n / s.wn)),
+        LLVM::MulOp::create(b, loc, inGroup, cst(2)));
+    return std::make_pair(rowBase, colBase);
+  };
+  if (auto mma = dyn_cast_or_null<MmaLayoutAttr>(l)) {
+    MmaShape s = mmaShape(mma, shape[0], shape[1], 16);
+    auto [rowBase, colBase] = mmaBases(mma, shape[0], shape[1]);
+    for (int64_t i = 0; i < s.fm; ++i)
+      for (int64_t j = 0; j < s.fn; ++j)
+        for (int64_t c = 0; c < 4; ++c)
+          out.push_back({add(rowBase, i * 16 + 8 * (c / 2)), add(colBase, j * 8 + c % 2)});
+    return out;
+  }
+  if (auto op = dyn_cast_or_null<DotOperandLayoutAttr>(l)) {
+    if (auto mma = dyn_cast<MmaLayoutAttr>(op.getParent())) {
+      if (op.getOpIdx() == 0) { // A [M, K]
+        MmaShape s = mmaShape(mma, shape[0], 8, shape[1]);
+        auto [rowBase, unused] = mmaBases(mma, shape[0], 8 * s.wn);
+        (void)unused;
+        Value kBase = LLVM::MulOp::create(b, loc, inGroup, cst(2));
+        for (int64_t i = 0; i < s.fm; ++i)
+          for (int64_t t = 0; t < s.kSteps; ++t)
+            for (int64_t e = 0; e < 8; ++e)
+              out.push_back({add(rowBase, i * 16 + 8 * ((e / 2) % 2)),
+                             add(kBase, t * 16 + e % 2 + 8 * (e / 4))});
+        return out;
+      }
+      // B [K, N]
+      MmaShape s = mmaShape(mma, 16 * mma.getWarpsPerCTA()[0], shape[1], shape[0]);
+      Value wN = LLVM::UDivOp::create(b, loc, warp, cst(s.wm));
+      Value colBase = LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, wN, cst(shape[1] / s.wn)), group);
+      Value kBase = LLVM::MulOp::create(b, loc, inGroup, cst(2));
+      for (int64_t j = 0; j < s.fn; ++j)
+        for (int64_t t = 0; t < s.kSteps; ++t)
+          for (int64_t e = 0; e < 4; ++e)
+            out.push_back({add(kBase, t * 16 + e % 2 + 8 * (e / 2)), add(colBase, j * 8)});
+      return out;
+    }
+    // FMA operands: the parent's rows (A) or columns (B), each with every k.
+    auto parent = cast<BlockedLayoutAttr>(op.getParent());
+    bool isA = op.getOpIdx() == 0;
+    int64_t k = isA ? shape[1] : shape[0], outer = isA ? shape[0] : shape[1];
+    FailureOr<Distribution> d = isA ? fmaParent(parent, outer, 1, type.getContext())
+                                    : fmaParent(parent, 1, outer, type.getContext());
+    if (failed(d))
+      return failure();
+    auto coords = elementCoords(b, loc, *d, threadBase(b, loc, *d, lane, warp));
+    for (size_t idx : axisElements(*d, isA ? 0 : 1))
+      for (int64_t kk = 0; kk < k; ++kk) {
+        Value o = coords[idx][isA ? 0 : 1];
+        if (isA)
+          out.push_back({o, cst(kk)});
+        else
+          out.push_back({cst(kk), o});
+      }
+    return out;
+  }
+  FailureOr<Distribution> d = distribute(type);
+  if (failed(d))
+    return failure();
+  return elementCoords(b, loc, *d, threadBase(b, loc, *d, lane, warp));
 }

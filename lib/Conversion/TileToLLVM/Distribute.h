@@ -54,8 +54,23 @@ std::vector<llvm::SmallVector<mlir::Value, 4>>
 elementCoords(mlir::OpBuilder &b, mlir::Location loc, const Distribution &dist,
               llvm::ArrayRef<mlir::Value> base);
 
-/// The number of elements a thread holds for a tile of `type`.
+/// The number of elements a thread holds for a tile of `type`, in any layout.
 mlir::FailureOr<size_t> elemsPerThread(mlir::RankedTensorType type);
+
+/// The coordinates of every element this thread holds, for any layout
+/// (blocked, slice, mma, dot_op), in struct order.
+mlir::FailureOr<std::vector<llvm::SmallVector<mlir::Value, 4>>>
+layoutCoords(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+             mlir::Value laneId, mlir::Value warpId);
+
+/// mma.sync m16n8k16 fragments: for a tile of `shape` with an mma layout (or a
+/// dot operand of one), the fragment counts per warp along M (rows) and N.
+struct MmaShape {
+  unsigned wm, wn;       // warps along M and N
+  int64_t fm, fn, kSteps; // 16-row and 8-column fragments per warp, 16-deep K steps
+};
+/// For the accumulator ([M, N]); operands give only the counts they determine.
+MmaShape mmaShape(mlir::tile::MmaLayoutAttr mma, int64_t m, int64_t n, int64_t k);
 
 } // namespace tessera::conversion
 

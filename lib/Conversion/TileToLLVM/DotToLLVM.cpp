@@ -1,0 +1,121 @@
+//===- DotToLLVM.cpp - tile.dot ---------------------------------*- C++ -*-===//
+//
+// Tensor cores: with an mma accumulator, each warp runs mma.sync m16n8k16 over its
+// fragments (A fragments of 8 halves, B of 4, C of 4 floats, in the register
+// order of the PTX ISA), K in steps of 16. FMA: with a blocked accumulator, each
+// thread holds its accumulator rows of A and columns of B over the whole K and
+// computes its elements with fused multiply-adds in the accumulator's type.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Conversion/TileToLLVM/Patterns.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace tessera::conversion;
+
+namespace {
+
+/// Two 16-bit floats packed into the b32 register mma.sync expects.
+Value packPair(OpBuilder &b, Location loc, Value lo, Value hi) {
+  auto vecTy = VectorType::get({2}, lo.getType());
+  Value v = LLVM::UndefOp::create(b, loc, vecTy);
+  v = LLVM::InsertElementOp::create(b, loc, v, lo, i32Const(b, loc, 0));
+  v = LLVM::InsertElementOp::create(b, loc, v, hi, i32Const(b, loc, 1));
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
+}
+
+LogicalResult lowerMma(tile::DotOp op, ArrayRef<Value> a, ArrayRef<Value> bv, ArrayRef<Value> c,
+                       ConversionPatternRewriter &rw, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  auto accTy = cast<RankedTensorType>(op.getType());
+  auto aTy = cast<RankedTensorType>(op.getA().getType());
+  auto mma = cast<tile::MmaLayoutAttr>(accTy.getEncoding());
+  MmaShape s = mmaShape(mma, accTy.getShape()[0], accTy.getShape()[1], aTy.getShape()[1]);
+  std::string ty = aTy.getElementType().isBF16() ? "bf16" : "f16";
+  std::string asmStr = "mma.sync.aligned.m16n8k16.row.col.f32." + ty + "." + ty +
+                       ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
+  auto resTy = LLVM::LLVMStructType::getLiteral(rw.getContext(), SmallVector<Type>(4, rw.getF32Type()));
+  out.assign(c.begin(), c.end());
+  for (int64_t i = 0; i < s.fm; ++i)
+    for (int64_t j = 0; j < s.fn; ++j)
+      for (int64_t t = 0; t < s.kSteps; ++t) {
+        SmallVector<Value> operands;
+        size_t ai = (i * s.kSteps + t) * 8, bi = (j * s.kSteps + t) * 4;
+        for (int r = 0; r < 4; ++r)
+          operands.push_back(packPair(rw, loc, a[ai + 2 * r], a[ai + 2 * r + 1]));
+        for (int r = 0; r < 2; ++r)
+          operands.push_back(packPair(rw, loc, bv[bi + 2 * r], bv[bi + 2 * r + 1]));
+        size_t ci = (i * s.fn + j) * 4;
+        for (int r = 0; r < 4; ++r)
+          operands.push_back(out[ci + r]);
+        auto asmOp = LLVM::InlineAsmOp::create(
+            rw, loc, resTy, operands, rw.getStringAttr(asmStr),
+            rw.getStringAttr("=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3"), nullptr, nullptr,
+            LLVM::TailCallKindAttr::get(rw.getContext(), LLVM::TailCallKind::None),
+            LLVM::AsmDialectAttr::get(rw.getContext(), LLVM::AsmDialect::AD_ATT), nullptr);
+        SmallVector<Value> d = unpack(rw, loc, asmOp.getResult(0));
+        for (int r = 0; r < 4; ++r)
+          out[ci + r] = d[r];
+      }
+  return success();
+}
+
+LogicalResult lowerFma(tile::DotOp op, ArrayRef<Value> a, ArrayRef<Value> bv, ArrayRef<Value> c,
+                       ConversionPatternRewriter &rw, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  auto accTy = cast<RankedTensorType>(op.getType());
+  auto aTy = cast<RankedTensorType>(op.getA().getType());
+  int64_t k = aTy.getShape()[1];
+  FailureOr<Distribution> acc = distribute(accTy);
+  if (failed(acc))
+    return op.emitError("code generation of this dot needs a blocked accumulator");
+  // Positions of rows in A's struct and of columns in B's, keyed by their digits
+  // in the accumulator's layout (A and B list them in element order, times K).
+  std::map<std::pair<int64_t, int64_t>, size_t> rowPos, colPos;
+  for (const ElemDigits &d : acc->elems) {
+    auto rk = std::make_pair(d.s[0], d.rep[0]), ck = std::make_pair(d.s[1], d.rep[1]);
+    if (d.s[1] == 0 && d.rep[1] == 0 && !rowPos.count(rk))
+      rowPos[rk] = rowPos.size();
+    if (d.s[0] == 0 && d.rep[0] == 0 && !colPos.count(ck))
+      colPos[ck] = colPos.size();
+  }
+  Type accElt = accTy.getElementType();
+  auto ext = [&](Value v) { return convertScalar(rw, loc, v, accElt); };
+  out.assign(c.begin(), c.end());
+  for (size_t i = 0; i < acc->elems.size(); ++i) {
+    const ElemDigits &d = acc->elems[i];
+    size_t r = rowPos.at({d.s[0], d.rep[0]}), cc = colPos.at({d.s[1], d.rep[1]});
+    Value sum = out[i];
+    for (int64_t kk = 0; kk < k; ++kk)
+      sum = LLVM::FMAOp::create(rw, loc, ext(a[r * k + kk]), ext(bv[cc * k + kk]), sum);
+    out[i] = sum;
+  }
+  return success();
+}
+
+struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::DotOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto accTy = cast<RankedTensorType>(op.getType());
+    Type structTy = getTypeConverter()->convertType(accTy);
+    if (!structTy)
+      return op.emitError("code generation does not support this dot layout");
+    SmallVector<Value> a = unpack(rw, loc, adaptor.getA()), b = unpack(rw, loc, adaptor.getB()),
+                       c = unpack(rw, loc, adaptor.getAcc()), out;
+    LogicalResult ok = isa<tile::MmaLayoutAttr>(accTy.getEncoding())
+                           ? lowerMma(op, a, b, c, rw, out)
+                           : lowerFma(op, a, b, c, rw, out);
+    if (failed(ok))
+      return failure();
+    rw.replaceOp(op, pack(rw, loc, structTy, out));
+    return success();
+  }
+};
+
+} // namespace
+
+void tessera::conversion::populateDotPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+  patterns.add<DotLowering>(tc);
+}

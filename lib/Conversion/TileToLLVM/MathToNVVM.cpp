@@ -1,0 +1,68 @@
+//===- MathToNVVM.cpp - scalar math on NVPTX --------------------*- C++ -*-===//
+//
+// The fast paths the language allows: exp(x) = ex2.approx(x * log2(e)),
+// log(x) = lg2.approx(x) * ln(2), exp2/log2/rsqrt/tanh as the PTX approximations;
+// f16 and bf16 compute in f32. The rest of math (sqrt, abs, ctlz, ...) goes
+// through upstream MathToLLVM.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Conversion/TileToLLVM/Patterns.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace tessera::conversion;
+
+namespace {
+
+Value approx(OpBuilder &b, Location loc, StringRef insn, Value x) {
+  auto op = LLVM::InlineAsmOp::create(
+      b, loc, b.getF32Type(), ValueRange{x}, b.getStringAttr((insn + " $0, $1;").str()),
+      b.getStringAttr("=f,f"), /*has_side_effects=*/nullptr, nullptr,
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), nullptr);
+  return op.getResult(0);
+}
+
+template <typename OpTy>
+struct ApproxLowering : ConvertOpToLLVMPattern<OpTy> {
+  ApproxLowering(TileTypeConverter &tc, StringRef insn, double preScale, double postScale)
+      : ConvertOpToLLVMPattern<OpTy>(tc, /*benefit=*/2), insn(insn), pre(preScale), post(postScale) {}
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
+    Type t = op.getType();
+    if (!isa<FloatType>(t))
+      return failure();
+    Location loc = op.getLoc();
+    Type f32 = rw.getF32Type();
+    Value x = adaptor.getOperand();
+    if (!t.isF32())
+      x = LLVM::FPExtOp::create(rw, loc, f32, x);
+    if (pre != 1.0)
+      x = LLVM::FMulOp::create(rw, loc, x, LLVM::ConstantOp::create(rw, loc, f32, rw.getF32FloatAttr(pre)));
+    Value y = approx(rw, loc, insn, x);
+    if (post != 1.0)
+      y = LLVM::FMulOp::create(rw, loc, y, LLVM::ConstantOp::create(rw, loc, f32, rw.getF32FloatAttr(post)));
+    if (!t.isF32())
+      y = LLVM::FPTruncOp::create(rw, loc, t, y);
+    rw.replaceOp(op, y);
+    return success();
+  }
+
+  std::string insn;
+  double pre, post;
+};
+
+} // namespace
+
+void tessera::conversion::populateMathToNVVMPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+  patterns.add<ApproxLowering<math::ExpOp>>(tc, "ex2.approx.ftz.f32", M_LOG2E, 1.0);
+  patterns.add<ApproxLowering<math::Exp2Op>>(tc, "ex2.approx.ftz.f32", 1.0, 1.0);
+  patterns.add<ApproxLowering<math::LogOp>>(tc, "lg2.approx.ftz.f32", 1.0, M_LN2);
+  patterns.add<ApproxLowering<math::Log2Op>>(tc, "lg2.approx.ftz.f32", 1.0, 1.0);
+  patterns.add<ApproxLowering<math::RsqrtOp>>(tc, "rsqrt.approx.ftz.f32", 1.0, 1.0);
+  patterns.add<ApproxLowering<math::TanhOp>>(tc, "tanh.approx.f32", 1.0, 1.0);
+}

@@ -1,0 +1,159 @@
+//===- MemoryToLLVM.cpp - tile.load and tile.store --------------*- C++ -*-===//
+//
+// Each element's tensor coordinate is the op's block coordinate times the tile
+// extent plus the element's coordinate in the tile (leading axes are indexed
+// directly); it is in bounds when 0 <= t < extent on every axis. Elements that
+// are contiguous along the tensor's last axis in one thread (sizePerThread of the
+// layout's fastest axis) move as one access of up to 16 bytes when the kernel was
+// specialized on aligned tensors (`tile.aligned`, default true: base 16-byte
+// aligned, row strides and the last extent multiples of 16 bytes), so that a
+// group is all in or all out of bounds; otherwise element by element.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Conversion/TileToLLVM/Patterns.h"
+
+using namespace mlir;
+using namespace tessera::conversion;
+
+namespace {
+
+struct Access {
+  SmallVector<Value> addr, mask; // per element
+  unsigned vec = 1;              // elements per access
+};
+
+/// Addresses and masks of every element of a load or store.
+FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Value desc,
+                                tile::GlobalTensorType tensor, ValueRange coords, Type tileType) {
+  Location loc = op->getLoc();
+  unsigned r = tensor.getRank();
+  auto tileTy = dyn_cast<RankedTensorType>(tileType);
+  unsigned k = tileTy ? tileTy.getRank() : 0;
+  Type eltTy = tensor.getElementType();
+  Value base = LLVM::ExtractValueOp::create(rw, loc, desc, 0);
+  SmallVector<Value> extent, stride;
+  for (unsigned d = 0; d < r; ++d)
+    extent.push_back(LLVM::ExtractValueOp::create(rw, loc, desc, 1 + d));
+  for (unsigned d = 0; d + 1 < r; ++d)
+    stride.push_back(LLVM::ExtractValueOp::create(rw, loc, desc, 1 + r + d));
+  Type i64 = rw.getI64Type();
+  auto inBounds = [&](Value t, unsigned d) {
+    Value ge = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::sge, t, i32Const(rw, loc, 0));
+    Value lt = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::slt, t, extent[d]);
+    return LLVM::AndOp::create(rw, loc, ge, lt).getResult();
+  };
+  // The leading r-k axes: one coordinate each, shared by all elements.
+  Value leadOffset = i64Const(rw, loc, 0);
+  Value leadMask = LLVM::ConstantOp::create(rw, loc, rw.getI1Type(), 1);
+  for (unsigned d = 0; d + k < r; ++d) {
+    Value t = coords[d];
+    leadMask = LLVM::AndOp::create(rw, loc, leadMask, inBounds(t, d));
+    Value term = LLVM::SExtOp::create(rw, loc, i64, t);
+    if (d + 1 < r)
+      term = LLVM::MulOp::create(rw, loc, term, stride[d]);
+    leadOffset = LLVM::AddOp::create(rw, loc, leadOffset, term);
+  }
+  Access acc;
+  auto ptrTy = LLVM::LLVMPointerType::get(rw.getContext(), 1);
+  auto address = [&](Value offset) {
+    return LLVM::GEPOp::create(rw, loc, ptrTy, eltTy, base, ValueRange{offset}).getResult();
+  };
+  if (!tileTy) {
+    acc.addr.push_back(address(leadOffset));
+    acc.mask.push_back(leadMask);
+    return acc;
+  }
+  FailureOr<Distribution> dist = distribute(tileTy);
+  if (failed(dist))
+    return op->emitError("code generation of this access needs a blocked layout");
+  auto [lane, warp] = laneAndWarp(rw, loc);
+  auto elemCoords = elementCoords(rw, loc, *dist, threadBase(rw, loc, *dist, lane, warp));
+  // Block origins of the k tile axes.
+  SmallVector<Value> origin;
+  for (unsigned j = 0; j < k; ++j)
+    origin.push_back(LLVM::MulOp::create(rw, loc, coords[r - k + j], i32Const(rw, loc, tileTy.getShape()[j])));
+  for (auto &c : elemCoords) {
+    Value offset = leadOffset, mask = leadMask;
+    for (unsigned j = 0; j < k; ++j) {
+      unsigned d = r - k + j;
+      Value t = LLVM::AddOp::create(rw, loc, origin[j], c[j]);
+      mask = LLVM::AndOp::create(rw, loc, mask, inBounds(t, d));
+      Value term = LLVM::SExtOp::create(rw, loc, i64, t);
+      if (d + 1 < r)
+        term = LLVM::MulOp::create(rw, loc, term, stride[d]);
+      offset = LLVM::AddOp::create(rw, loc, offset, term);
+    }
+    acc.addr.push_back(address(offset));
+    acc.mask.push_back(mask);
+  }
+  // Vector groups: contiguous along the last axis, within 16 bytes, on aligned tensors.
+  auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
+  auto aligned = fn ? fn->getAttrOfType<BoolAttr>("tile.aligned") : BoolAttr();
+  bool mayVectorize = !aligned || aligned.getValue();
+  tile::BlockedLayoutAttr l = dist->blocked;
+  unsigned lastAxis = l.getRank() - 1;
+  if (mayVectorize && dist->sliced.empty() && l.getOrder()[0] == lastAxis) {
+    unsigned vec = l.getSizePerThread()[lastAxis];
+    vec = std::min<unsigned>(vec, tileTy.getShape()[k - 1]);
+    while (vec > 1 && vec * storageBytes(eltTy) > 16)
+      vec /= 2;
+    acc.vec = std::max(1u, vec);
+  }
+  return acc;
+}
+
+struct LoadLowering : ConvertOpToLLVMPattern<tile::LoadOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto tensor = op.getTensor().getType();
+    Type eltTy = tensor.getElementType();
+    FailureOr<Access> acc =
+        computeAccess(rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(), op.getType());
+    if (failed(acc))
+      return failure();
+    Value pad = adaptor.getPad();
+    if (!pad)
+      pad = isa<FloatType>(eltTy)
+                ? (Value)LLVM::ConstantOp::create(rw, loc, eltTy, rw.getFloatAttr(eltTy, 0.0))
+                : LLVM::ConstantOp::create(rw, loc, eltTy, 0);
+    SmallVector<Value> out;
+    for (size_t i = 0; i < acc->addr.size(); i += acc->vec) {
+      SmallVector<Value> pads(acc->vec, pad);
+      auto vals = predicatedLoad(rw, loc, acc->addr[i], acc->mask[i], eltTy, acc->vec, pads);
+      out.append(vals.begin(), vals.end());
+    }
+    if (!isa<RankedTensorType>(op.getType())) {
+      rw.replaceOp(op, out[0]);
+      return success();
+    }
+    rw.replaceOp(op, pack(rw, loc, getTypeConverter()->convertType(op.getType()), out));
+    return success();
+  }
+};
+
+struct StoreLowering : ConvertOpToLLVMPattern<tile::StoreOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto tensor = op.getTensor().getType();
+    FailureOr<Access> acc = computeAccess(rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(),
+                                          op.getValue().getType());
+    if (failed(acc))
+      return failure();
+    SmallVector<Value> vals = isa<RankedTensorType>(op.getValue().getType())
+                                  ? unpack(rw, loc, adaptor.getValue())
+                                  : SmallVector<Value>{adaptor.getValue()};
+    for (size_t i = 0; i < acc->addr.size(); i += acc->vec)
+      predicatedStore(rw, loc, acc->addr[i], acc->mask[i],
+                      ArrayRef<Value>(vals).slice(i, acc->vec));
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void tessera::conversion::populateMemoryPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+  patterns.add<LoadLowering, StoreLowering>(tc);
+}

@@ -1,0 +1,221 @@
+//===- TileToLLVM.cpp - convert-tile-to-llvm --------------------*- C++ -*-===//
+//
+// The driver: rewrites each tile.kernel into an llvm.func with the kernel ABI
+// (docs/kernel-abi.md), then converts in two phases: tile ops and tile-typed
+// ops to LLVM structs of per-thread elements (scf loops and ifs carry the
+// structs), then the remaining scalar arith/math/scf to LLVM and NVVM.
+//
+// ABI: for a tensor of rank r: the base pointer (global), r extents (i32), r-1
+// strides in elements (i64; the last axis has stride 1); a scalar: its value (a
+// bool as i8). Launch bounds: nvvm.maxntid = 32 * num_warps.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Conversion/Passes.h"
+#include "lib/Conversion/TileToLLVM/Patterns.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_CONVERTTILETOLLVM
+#include "lib/Conversion/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace tessera::conversion;
+
+namespace {
+
+/// Replaces `kernel` by an llvm.func with the flattened ABI; the body moves over
+/// and sees its old argument types through unrealized casts.
+LogicalResult rewriteSignature(tile::KernelOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  OpBuilder b(kernel);
+  Location loc = kernel.getLoc();
+  SmallVector<Type> abi;
+  for (Type t : kernel.getArgumentTypes()) {
+    if (auto tensor = dyn_cast<tile::GlobalTensorType>(t)) {
+      abi.push_back(LLVM::LLVMPointerType::get(ctx, 1));
+      abi.append(tensor.getRank(), b.getI32Type());
+      abi.append(tensor.getRank() - 1, b.getI64Type());
+    } else {
+      abi.push_back(t.isInteger(1) ? b.getI8Type() : t);
+    }
+  }
+  auto fn = LLVM::LLVMFuncOp::create(b, loc, kernel.getSymName(),
+                                     LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), abi));
+  fn->setAttr("nvvm.kernel", b.getUnitAttr());
+  auto warps = kernel->getAttrOfType<IntegerAttr>("tile.num_warps");
+  int32_t threads = 32 * (warps ? warps.getInt() : 4);
+  fn->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+  for (NamedAttribute a : kernel->getAttrs())
+    if (a.getName().strref().starts_with("tile."))
+      fn->setAttr(a.getName(), a.getValue());
+
+  fn.getBody().takeBody(kernel.getBody());
+  Block &entry = fn.getBody().front();
+  unsigned oldCount = entry.getNumArguments();
+  SmallVector<Value> fresh;
+  for (Type t : abi)
+    fresh.push_back(entry.addArgument(t, loc));
+  b.setInsertionPointToStart(&entry);
+  unsigned next = 0;
+  for (unsigned i = 0; i < oldCount; ++i) {
+    BlockArgument old = entry.getArgument(i);
+    Value repl;
+    if (auto tensor = dyn_cast<tile::GlobalTensorType>(old.getType())) {
+      unsigned fields = 2 * tensor.getRank();
+      auto descTy = TileTypeConverter::descriptorType(ctx, tensor.getRank());
+      Value desc = pack(b, loc, descTy, ArrayRef<Value>(fresh).slice(next, fields));
+      next += fields;
+      repl = UnrealizedConversionCastOp::create(b, loc, tensor, desc).getResult(0);
+    } else if (old.getType().isInteger(1)) {
+      repl = LLVM::TruncOp::create(b, loc, b.getI1Type(), fresh[next++]);
+    } else {
+      repl = fresh[next++];
+    }
+    old.replaceAllUsesWith(repl);
+  }
+  entry.eraseArguments(0, oldCount);
+  kernel.erase();
+  return success();
+}
+
+bool hasTileTypes(Operation *op) {
+  auto isTile = [](Type t) { return isa<RankedTensorType, tile::GlobalTensorType>(t); };
+  return llvm::any_of(op->getOperandTypes(), isTile) || llvm::any_of(op->getResultTypes(), isTile);
+}
+
+struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    // Untiled tiles cannot be lowered: layouts must come first.
+    WalkResult missing = module.walk([](Operation *op) {
+      for (Type t : op->getResultTypes())
+        if (auto r = dyn_cast<RankedTensorType>(t); r && !r.getEncoding()) {
+          op->emitError("code generation needs layouts: run tile-assign-layouts first");
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (missing.wasInterrupted())
+      return signalPassFailure();
+    WalkResult unsupported = module.walk([](tile::PrintOp op) {
+      op.emitError("print() is not supported on the GPU yet; run the kernel in the interpreter");
+      return WalkResult::interrupt();
+    });
+    if (unsupported.wasInterrupted())
+      return signalPassFailure();
+
+    // ceildivsi and friends become plain arithmetic first.
+    {
+      RewritePatternSet expand(ctx);
+      arith::populateArithExpandOpsPatterns(expand);
+      if (failed(applyPatternsGreedily(module, std::move(expand))))
+        return signalPassFailure();
+    }
+    for (auto kernel : llvm::make_early_inc_range(module.getOps<tile::KernelOp>()))
+      if (failed(rewriteSignature(kernel)))
+        return signalPassFailure();
+
+    TileTypeConverter tc(ctx);
+    // Phase 1: tiles and tile ops to structs of per-thread elements.
+    {
+      RewritePatternSet patterns(ctx);
+      ConversionTarget target(*ctx);
+      target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+      target.addIllegalDialect<tile::TileDialect>();
+      target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
+          [](Operation *op) { return !hasTileTypes(op); });
+      target.addLegalOp<UnrealizedConversionCastOp>();
+      scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns, target);
+      populateKernelPatterns(tc, patterns);
+      populateElementwisePatterns(tc, patterns);
+      populateMemoryPatterns(tc, patterns);
+      populateReducePatterns(tc, patterns);
+      populateShapePatterns(tc, patterns);
+      populateDotPatterns(tc, patterns);
+      if (failed(applyPartialConversion(module, target, std::move(patterns))))
+        return signalPassFailure();
+    }
+    // Phase 2: scalar arith, math and control flow to LLVM/NVVM.
+    {
+      RewritePatternSet patterns(ctx);
+      ConversionTarget target(*ctx);
+      target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+      target.addIllegalDialect<arith::ArithDialect, math::MathDialect, scf::SCFDialect,
+                               cf::ControlFlowDialect>();
+      target.addLegalOp<UnrealizedConversionCastOp>();
+      populateMathToNVVMPatterns(tc, patterns);
+      arith::populateArithToLLVMConversionPatterns(tc, patterns);
+      populateMathToLLVMConversionPatterns(tc, patterns);
+      populateSCFToControlFlowConversionPatterns(patterns);
+      cf::populateControlFlowToLLVMConversionPatterns(tc, patterns);
+      if (failed(applyPartialConversion(module, target, std::move(patterns))))
+        return signalPassFailure();
+    }
+    // The casts left at the signature and between phases cancel out.
+    SmallVector<UnrealizedConversionCastOp> casts, remaining;
+    module.walk([&](UnrealizedConversionCastOp op) { casts.push_back(op); });
+    reconcileUnrealizedCasts(casts, &remaining);
+    if (!remaining.empty()) {
+      remaining.front()->emitError("internal compiler error: a value could not be converted to LLVM");
+      signalPassFailure();
+    }
+  }
+};
+
+/// tile.return, program ids, grid extents and tensor extents.
+struct ReturnLowering : ConvertOpToLLVMPattern<tile::ReturnOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::ReturnOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<LLVM::ReturnOp>(op, ValueRange{});
+    return success();
+  }
+};
+
+template <typename OpTy, typename X, typename Y, typename Z>
+struct GridIndexLowering : ConvertOpToLLVMPattern<OpTy> {
+  using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor, ConversionPatternRewriter &rw) const override {
+    Type i32 = rw.getI32Type();
+    Value v;
+    switch (op.getAxis()) {
+    case 0: v = X::create(rw, op.getLoc(), i32); break;
+    case 1: v = Y::create(rw, op.getLoc(), i32); break;
+    default: v = Z::create(rw, op.getLoc(), i32); break;
+    }
+    rw.replaceOp(op, v);
+    return success();
+  }
+};
+
+struct DimLowering : ConvertOpToLLVMPattern<tile::DimOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::DimOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<LLVM::ExtractValueOp>(op, adaptor.getTensor(), 1 + op.getAxis());
+    return success();
+  }
+};
+
+struct PrintLowering : ConvertOpToLLVMPattern<tile::PrintOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::PrintOp op, OpAdaptor, ConversionPatternRewriter &) const override {
+    return op.emitError("print() is not supported on the GPU yet; run the kernel in the interpreter");
+  }
+};
+
+} // namespace
+
+void tessera::conversion::populateKernelPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+  patterns.add<ReturnLowering, DimLowering, PrintLowering,
+               GridIndexLowering<tile::ProgramIdOp, NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
+               GridIndexLowering<tile::NumProgramsOp, NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>>(tc);
+}

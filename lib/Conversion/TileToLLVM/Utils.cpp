@@ -1,0 +1,286 @@
+//===- Utils.cpp - helpers shared by the tile-to-LLVM patterns --*- C++ -*-===//
+//
+// Memory accesses are emitted as inline PTX so that a masked-off access is never
+// performed (no fault on an out-of-range address) and the padding value is set in
+// the same instruction group: `@p ld.global.v4.b32 {...}, [addr]` after a `mov`
+// of the pad, `@p st.global.v4.b32 [addr], {...}`.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Conversion/TileToLLVM/Utils.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace tessera::conversion;
+
+TileTypeConverter::TileTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) {
+  addConversion([this](RankedTensorType t) -> std::optional<Type> {
+    FailureOr<size_t> n = elemsPerThread(t);
+    if (failed(n))
+      return std::nullopt;
+    Type elt = convertType(t.getElementType());
+    SmallVector<Type> fields(*n, elt);
+    return LLVM::LLVMStructType::getLiteral(t.getContext(), fields);
+  });
+  addConversion([](tile::GlobalTensorType t) -> Type {
+    return descriptorType(t.getContext(), t.getRank());
+  });
+}
+
+LLVM::LLVMStructType TileTypeConverter::descriptorType(MLIRContext *ctx, unsigned rank) {
+  SmallVector<Type> fields = {LLVM::LLVMPointerType::get(ctx, 1)};
+  fields.append(rank, IntegerType::get(ctx, 32));
+  fields.append(rank - 1, IntegerType::get(ctx, 64));
+  return LLVM::LLVMStructType::getLiteral(ctx, fields);
+}
+
+SmallVector<Value> tessera::conversion::unpack(OpBuilder &b, Location loc, Value v) {
+  auto st = cast<LLVM::LLVMStructType>(v.getType());
+  SmallVector<Value> out;
+  for (unsigned i = 0; i < st.getBody().size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, v, i));
+  return out;
+}
+
+Value tessera::conversion::pack(OpBuilder &b, Location loc, Type structType, ArrayRef<Value> elems) {
+  Value s = LLVM::UndefOp::create(b, loc, structType);
+  for (auto [i, e] : llvm::enumerate(elems))
+    s = LLVM::InsertValueOp::create(b, loc, s, e, i);
+  return s;
+}
+
+Value tessera::conversion::i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
+}
+Value tessera::conversion::i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
+}
+
+Value tessera::conversion::threadId(OpBuilder &b, Location loc) {
+  return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+}
+
+std::pair<Value, Value> tessera::conversion::laneAndWarp(OpBuilder &b, Location loc) {
+  Value tid = threadId(b, loc);
+  Value lane = LLVM::URemOp::create(b, loc, tid, i32Const(b, loc, 32));
+  Value warp = LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, 32));
+  return {lane, warp};
+}
+
+unsigned tessera::conversion::storageBytes(Type t) {
+  return t.isInteger(1) ? 1 : t.getIntOrFloatBitWidth() / 8;
+}
+
+namespace {
+/// An element as the integer PTX moves: floats bitcast, bool widened to a byte.
+Value toBits(OpBuilder &b, Location loc, Value v) {
+  Type t = v.getType();
+  if (t.isInteger(1))
+    return LLVM::ZExtOp::create(b, loc, b.getI8Type(), v);
+  if (isa<FloatType>(t))
+    return LLVM::BitcastOp::create(b, loc, b.getIntegerType(t.getIntOrFloatBitWidth()), v);
+  return v;
+}
+Value fromBits(OpBuilder &b, Location loc, Value bits, Type t) {
+  if (t.isInteger(1))
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, bits,
+                                LLVM::ConstantOp::create(b, loc, bits.getType(), 0));
+  if (isa<FloatType>(t))
+    return LLVM::BitcastOp::create(b, loc, t, bits);
+  return bits;
+}
+
+/// Packs elements into PTX words (b8/b16/b32/b64) and back.
+struct WordPlan {
+  unsigned wordBits, words;
+  char constraint;
+};
+WordPlan planWords(unsigned bytes) {
+  if (bytes % 4 == 0)
+    return {32, bytes / 4, 'r'};
+  if (bytes == 2)
+    return {16, 1, 'h'};
+  return {16, 1, 'h'}; // a single byte travels in a 16-bit register
+}
+
+SmallVector<Value> toWords(OpBuilder &b, Location loc, ArrayRef<Value> elems, WordPlan plan) {
+  SmallVector<Value> bits;
+  for (Value e : elems)
+    bits.push_back(toBits(b, loc, e));
+  unsigned eltBits = bits[0].getType().getIntOrFloatBitWidth();
+  Type wordTy = b.getIntegerType(plan.wordBits);
+  if (eltBits * elems.size() < plan.wordBits) // one byte in a 16-bit register
+    return {LLVM::ZExtOp::create(b, loc, wordTy, bits[0])};
+  if (eltBits == plan.wordBits)
+    return bits;
+  auto vecTy = VectorType::get({(int64_t)bits.size()}, bits[0].getType());
+  Value vec = LLVM::UndefOp::create(b, loc, vecTy);
+  for (auto [i, e] : llvm::enumerate(bits))
+    vec = LLVM::InsertElementOp::create(b, loc, vec, e, i32Const(b, loc, i));
+  auto wordsTy = VectorType::get({(int64_t)plan.words}, wordTy);
+  Value w = LLVM::BitcastOp::create(b, loc, wordsTy, vec);
+  SmallVector<Value> out;
+  for (unsigned i = 0; i < plan.words; ++i)
+    out.push_back(LLVM::ExtractElementOp::create(b, loc, w, i32Const(b, loc, i)));
+  return out;
+}
+
+SmallVector<Value> fromWords(OpBuilder &b, Location loc, ArrayRef<Value> words, Type eltType,
+                             unsigned count, WordPlan plan) {
+  unsigned eltBits = eltType.isInteger(1) ? 8 : eltType.getIntOrFloatBitWidth();
+  Type bitsTy = b.getIntegerType(eltBits);
+  if (eltBits * count < plan.wordBits)
+    return {fromBits(b, loc, LLVM::TruncOp::create(b, loc, bitsTy, words[0]), eltType)};
+  SmallVector<Value> bits;
+  if (eltBits == plan.wordBits) {
+    bits.assign(words.begin(), words.end());
+  } else {
+    auto wordsTy = VectorType::get({(int64_t)words.size()}, b.getIntegerType(plan.wordBits));
+    Value w = LLVM::UndefOp::create(b, loc, wordsTy);
+    for (auto [i, x] : llvm::enumerate(words))
+      w = LLVM::InsertElementOp::create(b, loc, w, x, i32Const(b, loc, i));
+    Value vec = LLVM::BitcastOp::create(b, loc, VectorType::get({(int64_t)count}, bitsTy), w);
+    for (unsigned i = 0; i < count; ++i)
+      bits.push_back(LLVM::ExtractElementOp::create(b, loc, vec, i32Const(b, loc, i)));
+  }
+  SmallVector<Value> out;
+  for (Value x : bits)
+    out.push_back(fromBits(b, loc, x, eltType));
+  return out;
+}
+
+std::string vecSuffix(unsigned words) { return words == 1 ? "" : ".v" + std::to_string(words); }
+} // namespace
+
+SmallVector<Value> tessera::conversion::predicatedLoad(OpBuilder &b, Location loc, Value addr,
+                                                       Value pred, Type eltType, unsigned count,
+                                                       ArrayRef<Value> pad) {
+  unsigned bytes = storageBytes(eltType) * count;
+  WordPlan plan = planWords(bytes);
+  SmallVector<Value> padWords = toWords(b, loc, pad, plan);
+  unsigned n = plan.words;
+  std::string asmStr = "{\n .reg .pred p;\n setp.ne.b32 p, $" + std::to_string(n + 1) + ", 0;\n";
+  std::string regs;
+  for (unsigned i = 0; i < n; ++i) {
+    asmStr += llvm::formatv(" mov.b{0} ${1}, ${2};\n", plan.wordBits, i, n + 2 + i).str();
+    regs += (i ? ", $" : "$") + std::to_string(i);
+  }
+  std::string width = bytes == 1 ? ".u8" : ".b" + std::to_string(plan.wordBits);
+  asmStr += " @p ld.global" + vecSuffix(n) + width + " " + (n == 1 ? regs : "{" + regs + "}") +
+            ", [$" + std::to_string(n) + "];\n}";
+  std::string cons;
+  for (unsigned i = 0; i < n; ++i)
+    cons += std::string("=") + plan.constraint + ",";
+  cons += "l,r";
+  for (unsigned i = 0; i < n; ++i)
+    cons += std::string(",") + plan.constraint;
+  SmallVector<Value> operands = {addr, LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred)};
+  operands.append(padWords.begin(), padWords.end());
+  Type wordTy = b.getIntegerType(plan.wordBits);
+  Type resTy = n == 1 ? wordTy
+                      : (Type)LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                               SmallVector<Type>(n, wordTy));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resTy, operands, b.getStringAttr(asmStr), b.getStringAttr(cons),
+      /*has_side_effects=*/b.getUnitAttr(), /*is_align_stack=*/nullptr,
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), nullptr);
+  SmallVector<Value> words;
+  if (n == 1)
+    words.push_back(asmOp.getResult(0));
+  else
+    words = unpack(b, loc, asmOp.getResult(0));
+  return fromWords(b, loc, words, eltType, count, plan);
+}
+
+void tessera::conversion::predicatedStore(OpBuilder &b, Location loc, Value addr, Value pred,
+                                          ArrayRef<Value> vals) {
+  unsigned bytes = storageBytes(vals[0].getType()) * vals.size();
+  WordPlan plan = planWords(bytes);
+  SmallVector<Value> words = toWords(b, loc, vals, plan);
+  unsigned n = plan.words;
+  std::string regs;
+  for (unsigned i = 0; i < n; ++i)
+    regs += (i ? ", $" : "$") + std::to_string(i + 2);
+  std::string width = bytes == 1 ? ".u8" : ".b" + std::to_string(plan.wordBits);
+  std::string asmStr = "{\n .reg .pred p;\n setp.ne.b32 p, $0, 0;\n @p st.global" + vecSuffix(n) +
+                       width + " [$1], " + (n == 1 ? regs : "{" + regs + "}") + ";\n}";
+  std::string cons = "r,l";
+  for (unsigned i = 0; i < n; ++i)
+    cons += std::string(",") + plan.constraint;
+  SmallVector<Value> operands = {LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred), addr};
+  operands.append(words.begin(), words.end());
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, b.getStringAttr(asmStr),
+                            b.getStringAttr(cons), b.getUnitAttr(), nullptr,
+                            LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+                            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+                            nullptr);
+}
+
+Value tessera::conversion::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask) {
+  Type t = v.getType();
+  Type i32 = b.getI32Type();
+  auto shfl = [&](Value x) -> Value {
+    return NVVM::ShflOp::create(b, loc, x.getType(), i32Const(b, loc, -1), x, i32Const(b, loc, mask),
+                                i32Const(b, loc, 0x1f),
+                                NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly),
+                                nullptr);
+  };
+  if (t.isF32() || t.isInteger(32))
+    return shfl(v);
+  if (t.getIntOrFloatBitWidth() == 64) {
+    Value bits = isa<FloatType>(t) ? (Value)LLVM::BitcastOp::create(b, loc, b.getI64Type(), v) : v;
+    Value lo = LLVM::TruncOp::create(b, loc, i32, bits);
+    Value hi = LLVM::TruncOp::create(b, loc, i32, LLVM::LShrOp::create(b, loc, bits, i64Const(b, loc, 32)));
+    Value l2 = LLVM::ZExtOp::create(b, loc, b.getI64Type(), shfl(lo));
+    Value h2 = LLVM::ShlOp::create(b, loc, LLVM::ZExtOp::create(b, loc, b.getI64Type(), shfl(hi)),
+                                   i64Const(b, loc, 32));
+    Value r = LLVM::OrOp::create(b, loc, l2, h2);
+    return isa<FloatType>(t) ? (Value)LLVM::BitcastOp::create(b, loc, t, r) : r;
+  }
+  // 16-bit and bool values travel in the low bits of an i32.
+  unsigned w = t.getIntOrFloatBitWidth();
+  Type bitsTy = b.getIntegerType(w);
+  Value bits = isa<FloatType>(t) ? (Value)LLVM::BitcastOp::create(b, loc, bitsTy, v) : v;
+  Value r = LLVM::TruncOp::create(b, loc, bitsTy, shfl(LLVM::ZExtOp::create(b, loc, i32, bits)));
+  return isa<FloatType>(t) ? (Value)LLVM::BitcastOp::create(b, loc, t, r) : r;
+}
+
+Value tessera::conversion::sharedBase(OpBuilder &b, Location loc, Operation *anyOp) {
+  auto module = anyOp->getParentOfType<ModuleOp>();
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedMemoryName);
+  if (!global) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    global = LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                                    /*isConstant=*/false, LLVM::Linkage::External,
+                                    kSharedMemoryName, Attribute(), /*alignment=*/16,
+                                    /*addrSpace=*/3);
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+void tessera::conversion::barrier(OpBuilder &b, Location loc) { NVVM::Barrier0Op::create(b, loc); }
+
+void tessera::conversion::requireShared(Operation *op, int64_t bytes) {
+  Operation *fn = op->getParentOfType<LLVM::LLVMFuncOp>();
+  if (!fn)
+    return;
+  auto cur = fn->getAttrOfType<IntegerAttr>("tile.shared_bytes");
+  if (!cur || cur.getInt() < bytes)
+    fn->setAttr("tile.shared_bytes", IntegerAttr::get(IntegerType::get(op->getContext(), 64), bytes));
+}
+
+Value tessera::conversion::combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
+                                   Value y) {
+  bool f = isa<FloatType>(x.getType());
+  switch (kind) {
+  case tile::ReduceKind::sum:
+    return f ? (Value)LLVM::FAddOp::create(b, loc, x, y) : LLVM::AddOp::create(b, loc, x, y);
+  case tile::ReduceKind::max:
+    return f ? (Value)LLVM::MaximumOp::create(b, loc, x, y) : LLVM::SMaxOp::create(b, loc, x, y);
+  case tile::ReduceKind::min:
+    return f ? (Value)LLVM::MinimumOp::create(b, loc, x, y) : LLVM::SMinOp::create(b, loc, x, y);
+  }
+  return x;
+}

@@ -1,0 +1,73 @@
+//===- Utils.h - helpers shared by the tile-to-LLVM patterns ----*- C++ -*-===//
+//
+// A tile in a distributed layout becomes an LLVM struct with one field per element
+// the thread holds (Distribute.h gives the order); these helpers pack and unpack
+// such structs, read thread ids, emit predicated PTX memory accesses and warp
+// shuffles, and reach the kernel's dynamic shared memory.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_CONVERSION_TILETOLLVM_UTILS_H
+#define TESSERA_CONVERSION_TILETOLLVM_UTILS_H
+
+#include "lib/Conversion/TileToLLVM/Distribute.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace tessera::conversion {
+
+/// The name of the kernel's dynamic shared memory (an extern, 16-byte aligned array).
+constexpr const char *kSharedMemoryName = "tessera_smem";
+
+/// Converts tiles to structs, global tensors to descriptors, and keeps scalars.
+class TileTypeConverter : public mlir::LLVMTypeConverter {
+public:
+  explicit TileTypeConverter(mlir::MLIRContext *ctx);
+  /// The descriptor of a rank-r global tensor: {ptr<1>, i32 x r extents, i64 x r-1 strides}.
+  static mlir::LLVM::LLVMStructType descriptorType(mlir::MLIRContext *ctx, unsigned rank);
+};
+
+llvm::SmallVector<mlir::Value> unpack(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+mlir::Value pack(mlir::OpBuilder &b, mlir::Location loc, mlir::Type structType,
+                 llvm::ArrayRef<mlir::Value> elems);
+
+mlir::Value i32Const(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+mlir::Value i64Const(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+/// %tid.x, and the lane and warp ids derived from it.
+mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc);
+std::pair<mlir::Value, mlir::Value> laneAndWarp(mlir::OpBuilder &b, mlir::Location loc);
+
+/// A butterfly shuffle of any 16-, 32- or 64-bit value across the warp.
+mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, unsigned mask);
+
+/// Loads `count` elements of `eltType` at `addr` (global) when `pred` holds, else
+/// yields `pad` (one value per element); one PTX instruction of up to 16 bytes.
+llvm::SmallVector<mlir::Value> predicatedLoad(mlir::OpBuilder &b, mlir::Location loc,
+                                              mlir::Value addr, mlir::Value pred,
+                                              mlir::Type eltType, unsigned count,
+                                              llvm::ArrayRef<mlir::Value> pad);
+/// Stores `vals` (contiguous, up to 16 bytes) at `addr` when `pred` holds.
+void predicatedStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value addr, mlir::Value pred,
+                     llvm::ArrayRef<mlir::Value> vals);
+
+/// The base of the dynamic shared memory (declared in the module on first use),
+/// and a barrier of the whole block.
+mlir::Value sharedBase(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *anyOp);
+void barrier(mlir::OpBuilder &b, mlir::Location loc);
+/// Records that the kernel around `op` needs `bytes` of shared memory.
+void requireShared(mlir::Operation *op, int64_t bytes);
+
+/// Scalar combinations used by reductions.
+mlir::Value combine(mlir::OpBuilder &b, mlir::Location loc, mlir::tile::ReduceKind kind,
+                    mlir::Value x, mlir::Value y);
+
+/// The element storage type in registers and memory (bool is a byte in memory).
+unsigned storageBytes(mlir::Type eltType);
+
+} // namespace tessera::conversion
+
+#endif

@@ -1,0 +1,36 @@
+//===- Pipeline.cpp - tile IR to PTX ----------------------------*- C++ -*-===//
+#include "lib/Pipeline/Pipeline.h"
+
+#include "lib/Conversion/Passes.h"
+#include "lib/Target/PTX.h"
+#include "lib/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void tessera::pipeline::registerCodegenDialects(DialectRegistry &registry) {
+  target::registerTargetDialects(registry);
+  registry.insert<cf::ControlFlowDialect>();
+}
+
+LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module) {
+  PassManager pm(module.getContext());
+  pm.addNestedPass<tile::KernelOp>(tile::createTileAssignLayouts());
+  pm.addPass(tile::createConvertTileToLLVM());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  return pm.run(module);
+}
+
+llvm::Expected<std::string> tessera::pipeline::toLLVMIR(ModuleOp module, llvm::StringRef arch) {
+  return target::translateToLLVMIR(module, arch);
+}
+
+llvm::Expected<std::string> tessera::pipeline::toPTX(ModuleOp module, llvm::StringRef arch) {
+  return target::emitPTX(module, arch);
+}

@@ -1,0 +1,36 @@
+//===- Pipeline.h - tile IR to PTX ------------------------------*- C++ -*-===//
+//
+// The code generation pipeline after the frontend: layouts, conversion to the
+// LLVM and NVVM dialects, then the Target stage (LLVM IR, PTX, cubin). Compiling
+// is pure: the same tile IR and options give the same output. Errors are
+// reported through the MLIR context's diagnostics (located at the tile op).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_PIPELINE_PIPELINE_H
+#define TESSERA_PIPELINE_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+}
+
+namespace tessera::pipeline {
+
+/// The dialects the pipeline produces (LLVM, NVVM and their translations).
+void registerCodegenDialects(mlir::DialectRegistry &registry);
+
+/// Assigns layouts and lowers every tile.kernel of `module`, in place, to an
+/// llvm.func kernel. Fails after reporting on the context.
+mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module);
+
+/// The whole back end for an LLVM-dialect module from lowerToLLVMDialect.
+llvm::Expected<std::string> toLLVMIR(mlir::ModuleOp module, llvm::StringRef arch);
+llvm::Expected<std::string> toPTX(mlir::ModuleOp module, llvm::StringRef arch);
+
+} // namespace tessera::pipeline
+
+#endif

@@ -1,0 +1,151 @@
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts),convert-tile-to-llvm)' | FileCheck %s
+
+// The kernel ABI: a tensor is a global pointer, i32 extents and i64 strides (all
+// but the last); a bool scalar travels as i8. Launch bounds from num_warps.
+// CHECK-LABEL: llvm.func @abi(
+// CHECK-SAME: %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: f32, %{{.*}}: i8)
+// CHECK-SAME: nvvm.kernel
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+// CHECK: llvm.trunc %{{.*}} : i8 to i1
+// CHECK: nvvm.read.ptx.sreg.ctaid.y
+tile.kernel @abi(%x: !tile.tensor<?x?xf32>, %s: f32, %p: i1) attributes {tile.num_warps = 8 : i64} grid {
+^bb0(%a: !tile.tensor<?x?xf32>, %b: f32, %c: i1):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %pid = tile.program_id 1
+  %c0 = arith.constant 0 : i32
+  %v = arith.select %p, %s, %s : f32
+  %t = tile.load %x[%pid, %c0] : !tile.tensor<?x?xf32> -> tensor<1024xf32>
+  %vs = tile.splat %v : tensor<1024xf32>
+  %u = arith.mulf %t, %vs : tensor<1024xf32>
+  tile.store %x[%pid, %c0], %u : !tile.tensor<?x?xf32>, tensor<1024xf32>
+  tile.return
+}
+
+// -----
+
+// Loads and stores: bounds masks per element, 16-byte predicated accesses with
+// the pad moved in first; element-wise math per element.
+// CHECK-LABEL: llvm.func @memory
+// CHECK: llvm.icmp "slt"
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"{\0A .reg .pred p;\0A setp.ne.b32 p, $5, 0;\0A mov.b32 $0, $6;{{.*}}@p ld.global.v4.b32 {$0, $1, $2, $3}, [$4];
+// CHECK: ex2.approx.ftz.f32
+// CHECK: @p st.global.v4.b32 [$1], {$2, $3, $4, $5};
+tile.kernel @memory(%x: !tile.tensor<?xf32>, %y: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?xf32>, %b: !tile.tensor<?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %pid = tile.program_id 0
+  %pad = arith.constant 1.0 : f32
+  %t = tile.load %x[%pid] pad %pad : !tile.tensor<?xf32> -> tensor<2048xf32>
+  %e = math.exp %t : tensor<2048xf32>
+  tile.store %y[%pid], %e : !tile.tensor<?xf32>, tensor<2048xf32>
+  tile.return
+}
+
+// -----
+
+// Without the alignment assumption, every element is its own access.
+// CHECK-LABEL: llvm.func @unaligned
+// CHECK-NOT: ld.global.v4
+// CHECK: @p ld.global.b32
+tile.kernel @unaligned(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i64, tile.aligned = false} grid {
+^bb0(%a: !tile.tensor<?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %pid = tile.program_id 0
+  %t = tile.load %x[%pid] : !tile.tensor<?xf32> -> tensor<2048xf32>
+  tile.store %x[%pid], %t : !tile.tensor<?xf32>, tensor<2048xf32>
+  tile.return
+}
+
+// -----
+
+// A row reduction over 4 warps: in-thread, 5 butterfly shuffles, then shared
+// memory between barriers.
+// CHECK-LABEL: llvm.mlir.global external @tessera_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: llvm.func @rowsum
+// CHECK-SAME: tile.shared_bytes = 16
+// CHECK-COUNT-5: nvvm.shfl.sync bfly
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store {{.*}} !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK: llvm.load {{.*}} !llvm.ptr<3>
+tile.kernel @rowsum(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %x[%c0] : !tile.tensor<?xf32> -> tensor<4096xf32>
+  %s = tile.reduce sum %t axis 0 : tensor<4096xf32> -> f32
+  tile.store %x[%c0], %s : !tile.tensor<?xf32>, f32
+  tile.return
+}
+
+// -----
+
+// A bf16 dot on tensor cores: operands staged through shared memory, then
+// mma.sync m16n8k16 with f32 accumulation.
+// CHECK-LABEL: llvm.func @mma
+// CHECK: nvvm.barrier0
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+tile.kernel @mma(%a: !tile.tensor<?x?xbf16>, %c: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %ta = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x32xbf16>
+  %tb = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<32x64xbf16>
+  %d = tile.dot %ta, %tb, %zero : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+  tile.store %c[%c0, %c0], %d : !tile.tensor<?x?xf32>, tensor<64x64xf32>
+  tile.return
+}
+
+// -----
+
+// An f32 dot uses fused multiply-adds.
+// CHECK-LABEL: llvm.func @fma
+// CHECK-NOT: mma.sync
+// CHECK: llvm.intr.fma
+tile.kernel @fma(%a: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %ta = tile.load %a[%c0, %c0] : !tile.tensor<?x?xf32> -> tensor<32x8xf32>
+  %tb = tile.load %a[%c0, %c0] : !tile.tensor<?x?xf32> -> tensor<8x32xf32>
+  %d = tile.dot %ta, %tb, %zero : tensor<32x8xf32>, tensor<8x32xf32> -> tensor<32x32xf32>
+  tile.store %a[%c0, %c0], %d : !tile.tensor<?x?xf32>, tensor<32x32xf32>
+  tile.return
+}
+
+// -----
+
+// A loop carries its tile as a struct of per-thread elements.
+// CHECK-LABEL: llvm.func @loop
+// CHECK: llvm.br ^bb1({{.*}} : i32, !llvm.struct<(f32, f32, f32, f32)>)
+tile.kernel @loop(%x: !tile.tensor<?xf32>, %n: i32) attributes {tile.num_warps = 1 : i64} grid {
+^bb0(%a: !tile.tensor<?xf32>, %b: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %init = arith.constant dense<0.0> : tensor<128xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<128xf32>) : i32 {
+    %t = tile.load %x[%i] : !tile.tensor<?xf32> -> tensor<128xf32>
+    %s = arith.addf %acc, %t : tensor<128xf32>
+    scf.yield %s : tensor<128xf32>
+  }
+  tile.store %x[%c0], %r : !tile.tensor<?xf32>, tensor<128xf32>
+  tile.return
+}
+
