@@ -8,7 +8,8 @@ API through ctypes, binds arguments by the kernel ABI (docs/kernel-abi.md: per
 tensor a pointer, i32 extents and i64 strides in elements but the last; scalars by
 value), launches with the grid the kernel's grid clause gives, and compares with
 a float64 reference. Outputs are poisoned (NaN) first so unwritten elements show.
-Prints one line per case and 'N passed, N failed'.
+Prints one line per case and 'N passed, N failed'. With --bench, also times the
+softmax and matmul kernels (median of CUDA events) beside PyTorch.
 """
 import ctypes
 import math
@@ -28,7 +29,7 @@ def check(rc, what):
 
 class Kernel:
     def __init__(self, path, name, smem, warps):
-        self.smem, self.threads = smem, 32 * warps
+        self.smem, self.threads, self.sync = smem, 32 * warps, True
         data = open(path, "rb").read() + b"\0"
         self.module = ctypes.c_void_p()
         log = ctypes.create_string_buffer(8192)
@@ -60,7 +61,8 @@ class Kernel:
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         check(cuda.cuLaunchKernel(self.fn, g[0], g[1], g[2], self.threads, 1, 1, self.smem, stream,
                                   ptrs, None), "cuLaunchKernel")
-        torch.cuda.synchronize()
+        if self.sync:
+            torch.cuda.synchronize()
 
 
 def cdiv(a, b):
@@ -78,6 +80,47 @@ def close(name, got, want, atol, rtol):
 
 def poison(*shape, dtype=torch.float32):
     return torch.full(shape, float("nan"), dtype=dtype, device="cuda")
+
+
+def median_ms(fn, warmup=10, reps=15, inner=10):
+    """Median over `reps` CUDA-event timings of `inner` back-to-back launches, after
+    warm-up (back to back, so the launcher's host time overlaps the GPU's work)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(inner):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / inner)
+    return sorted(times)[len(times) // 2]
+
+
+def bench(k):
+    """First throughput figures of the generated code, beside PyTorch in the same run."""
+    m, n = 32768, 4096
+    x = torch.randn(m, n, device="cuda")
+    y = torch.empty_like(x)
+    sm = k("softmax_4096", "softmax")
+    sm.sync = False
+    t = median_ms(lambda: sm([m], x, y))
+    tt = median_ms(lambda: torch.softmax(x, 1))
+    gb = 2 * x.numel() * 4 / 1e9
+    print(f"BENCH softmax f32 {m}x{n}: tessera {t:.3f} ms {gb / t:.2f} TB/s; torch {tt:.3f} ms {gb / tt:.2f} TB/s")
+    for size in (2048, 4096):
+        a = torch.randn(size, size, device="cuda").bfloat16()
+        b = torch.randn(size, size, device="cuda").bfloat16()
+        c = torch.empty(size, size, device="cuda").bfloat16()
+        mm = k("matmul_aligned", "matmul")
+        mm.sync = False
+        t = median_ms(lambda: mm([cdiv(size, 128), cdiv(size, 128)], a, b, c))
+        tt = median_ms(lambda: torch.matmul(a, b))
+        fl = 2 * size ** 3 / 1e9
+        print(f"BENCH matmul bf16 {size}^3: tessera {t:.3f} ms {fl / t:.0f} TFLOP/s; "
+              f"torch (cuBLAS) {tt:.3f} ms {fl / tt:.0f} TFLOP/s")
 
 
 def main():
@@ -147,6 +190,8 @@ def main():
                 s = s.masked_fill(~mask, float("-inf"))
             ref = torch.softmax(s, -1) @ v.double()
             results.append(close(f"{case} B1 H2 N{nseq} D64", o, ref, 2e-2, 2e-2))
+    if "--bench" in sys.argv:
+        bench(k)
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")
     return 0 if passed == len(results) else 1

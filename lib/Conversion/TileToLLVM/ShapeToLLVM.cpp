@@ -76,6 +76,70 @@ struct TransposeLowering : ConvertOpToLLVMPattern<tile::TransposeOp> {
   }
 };
 
+/// Tensor-core operand fragments from a row-major tile in shared memory with
+/// ldmatrix: A [M, K] takes one .x4 per 16x16 fragment (lanes 0-15 give rows
+/// 0-15 at k 0, lanes 16-31 the same rows at k 8); B [K, N] one .x2.trans per
+/// 16x8 fragment (lanes 0-15 give rows k 0-15 at its first column). The four
+/// (two) registers come out in the order mma.sync takes them.
+SmallVector<Value> loadFragments(ConversionPatternRewriter &rw, Location loc, RankedTensorType type,
+                                 Value smem, Value lane, Value warp) {
+  auto op = cast<tile::DotOperandLayoutAttr>(type.getEncoding());
+  auto mma = cast<tile::MmaLayoutAttr>(op.getParent());
+  Type elt = type.getElementType(), i32 = rw.getI32Type();
+  int64_t rows = type.getShape()[0], cols = type.getShape()[1];
+  unsigned wm = mma.getWarpsPerCTA()[0];
+  MmaShape s = op.getOpIdx() == 0 ? mmaShape(mma, rows, 8, cols) : mmaShape(mma, 16 * wm, cols, rows);
+  Value lane16 = LLVM::URemOp::create(rw, loc, lane, i32Const(rw, loc, 16));
+  Value half = LLVM::UDivOp::create(rw, loc, lane, i32Const(rw, loc, 16));
+  auto ptr3 = LLVM::LLVMPointerType::get(rw.getContext(), 3);
+  auto ldmatrix = [&](Value row, Value col, unsigned n, bool trans) {
+    Value lin = LLVM::AddOp::create(rw, loc, LLVM::MulOp::create(rw, loc, row, i32Const(rw, loc, cols)), col);
+    Value addr = LLVM::GEPOp::create(rw, loc, ptr3, elt, smem, ValueRange{lin});
+    std::string regs, cons;
+    for (unsigned r = 0; r < n; ++r) {
+      regs += (r ? ", $" : "$") + std::to_string(r);
+      cons += "=r,";
+    }
+    std::string asmStr = "ldmatrix.sync.aligned.m8n8.x" + std::to_string(n) + (trans ? ".trans" : "") +
+                         ".shared.b16 {" + regs + "}, [$" + std::to_string(n) + "];";
+    auto resTy = LLVM::LLVMStructType::getLiteral(rw.getContext(), SmallVector<Type>(n, i32));
+    auto asmOp = LLVM::InlineAsmOp::create(
+        rw, loc, resTy, ValueRange{addr}, rw.getStringAttr(asmStr), rw.getStringAttr(cons + "l"),
+        rw.getUnitAttr(), nullptr, LLVM::TailCallKindAttr::get(rw.getContext(), LLVM::TailCallKind::None),
+        LLVM::AsmDialectAttr::get(rw.getContext(), LLVM::AsmDialect::AD_ATT), nullptr);
+    SmallVector<Value> out;
+    auto pairTy = VectorType::get({2}, elt);
+    for (Value w : unpack(rw, loc, asmOp.getResult(0))) {
+      Value pair = LLVM::BitcastOp::create(rw, loc, pairTy, w);
+      for (int e = 0; e < 2; ++e)
+        out.push_back(LLVM::ExtractElementOp::create(rw, loc, pair, i32Const(rw, loc, e)));
+    }
+    return out;
+  };
+  SmallVector<Value> out;
+  if (op.getOpIdx() == 0) {
+    Value wM = LLVM::URemOp::create(rw, loc, warp, i32Const(rw, loc, s.wm));
+    Value rowBase = LLVM::AddOp::create(rw, loc, LLVM::MulOp::create(rw, loc, wM, i32Const(rw, loc, rows / s.wm)), lane16);
+    Value colBase = LLVM::MulOp::create(rw, loc, half, i32Const(rw, loc, 8));
+    for (int64_t i = 0; i < s.fm; ++i)
+      for (int64_t t = 0; t < s.kSteps; ++t) {
+        auto v = ldmatrix(LLVM::AddOp::create(rw, loc, rowBase, i32Const(rw, loc, i * 16)),
+                          LLVM::AddOp::create(rw, loc, colBase, i32Const(rw, loc, t * 16)), 4, false);
+        out.append(v.begin(), v.end());
+      }
+    return out;
+  }
+  Value wN = LLVM::UDivOp::create(rw, loc, warp, i32Const(rw, loc, s.wm));
+  Value colBase = LLVM::MulOp::create(rw, loc, wN, i32Const(rw, loc, cols / s.wn));
+  for (int64_t j = 0; j < s.fn; ++j)
+    for (int64_t t = 0; t < s.kSteps; ++t) {
+      auto v = ldmatrix(LLVM::AddOp::create(rw, loc, lane16, i32Const(rw, loc, t * 16)),
+                        LLVM::AddOp::create(rw, loc, colBase, i32Const(rw, loc, j * 8)), 2, true);
+      out.append(v.begin(), v.end());
+    }
+  return out;
+}
+
 struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(tile::ConvertLayoutOp op, OpAdaptor adaptor,
@@ -109,9 +173,14 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
       LLVM::StoreOp::create(rw, loc, s, linear(c));
     }
     barrier(rw, loc);
-    for (auto &c : *dstCoords) {
-      Value v = LLVM::LoadOp::create(rw, loc, storeTy, linear(c));
-      out.push_back(elt.isInteger(1) ? (Value)LLVM::TruncOp::create(rw, loc, elt, v) : v);
+    auto dotOp = dyn_cast<tile::DotOperandLayoutAttr>(dstTy.getEncoding());
+    if (dotOp && isa<tile::MmaLayoutAttr>(dotOp.getParent()) && elt.getIntOrFloatBitWidth() == 16) {
+      out = loadFragments(rw, loc, dstTy, smem, lane, warp);
+    } else {
+      for (auto &c : *dstCoords) {
+        Value v = LLVM::LoadOp::create(rw, loc, storeTy, linear(c));
+        out.push_back(elt.isInteger(1) ? (Value)LLVM::TruncOp::create(rw, loc, elt, v) : v);
+      }
     }
     barrier(rw, loc);
     rw.replaceOp(op, pack(rw, loc, structTy, out));
