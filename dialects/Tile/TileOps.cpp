@@ -324,6 +324,32 @@ struct RematerializeCheap : OpRewritePattern<ConvertLayoutOp> {
 };
 } // namespace
 
+namespace {
+/// convert(convert_layout(x)) -> convert_layout(convert(x)): the element type
+/// changes where the value already is, so that the layout conversion moves the
+/// (often narrower) result and can fold with a following one.
+struct ConvertBeforeLayout : OpRewritePattern<ConvertOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertOp op, PatternRewriter &rewriter) const override {
+    auto cvt = op.getSrc().getDefiningOp<ConvertLayoutOp>();
+    if (!cvt || !cvt->hasOneUse())
+      return failure();
+    auto srcTy = cast<RankedTensorType>(cvt.getSrc().getType());
+    auto dstTy = cast<RankedTensorType>(op.getType());
+    auto converted = ConvertOp::create(
+        rewriter, op.getLoc(),
+        RankedTensorType::get(srcTy.getShape(), dstTy.getElementType(), srcTy.getEncoding()),
+        cvt.getSrc());
+    rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, dstTy, converted);
+    return success();
+  }
+};
+} // namespace
+
+void ConvertOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *ctx) {
+  results.add<ConvertBeforeLayout>(ctx);
+}
+
 void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *ctx) {
   results.add<RematerializeCheap>(ctx);
 }

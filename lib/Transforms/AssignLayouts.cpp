@@ -255,6 +255,7 @@ struct TileAssignLayouts : tile::impl::TileAssignLayoutsBase<TileAssignLayouts> 
     // Fold the conversions that turned out to be no-ops, chains or splats.
     RewritePatternSet patterns(&getContext());
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, &getContext());
+    ConvertOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(kernel.getBody(), std::move(patterns))))
       return signalPassFailure();
   }

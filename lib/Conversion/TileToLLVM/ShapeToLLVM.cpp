@@ -148,8 +148,14 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
     auto srcTy = cast<RankedTensorType>(op.getSrc().getType());
     auto dstTy = cast<RankedTensorType>(op.getType());
     auto [lane, warp] = laneAndWarp(rw, loc);
+    auto dotOp = dyn_cast<tile::DotOperandLayoutAttr>(dstTy.getEncoding());
+    bool fragments = dotOp && isa<tile::MmaLayoutAttr>(dotOp.getParent()) &&
+                     srcTy.getElementType().getIntOrFloatBitWidth() == 16;
     auto srcCoords = layoutCoords(rw, loc, srcTy, lane, warp);
-    auto dstCoords = layoutCoords(rw, loc, dstTy, lane, warp);
+    // ldmatrix computes its own addresses: no per-element coordinates needed.
+    auto dstCoords = fragments ? FailureOr<std::vector<SmallVector<Value, 4>>>(
+                                     std::vector<SmallVector<Value, 4>>{})
+                               : layoutCoords(rw, loc, dstTy, lane, warp);
     if (failed(srcCoords) || failed(dstCoords))
       return op.emitError("code generation of this layout conversion is not supported yet: ")
              << srcTy << " to " << dstTy;
@@ -173,8 +179,7 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
       LLVM::StoreOp::create(rw, loc, s, linear(c));
     }
     barrier(rw, loc);
-    auto dotOp = dyn_cast<tile::DotOperandLayoutAttr>(dstTy.getEncoding());
-    if (dotOp && isa<tile::MmaLayoutAttr>(dotOp.getParent()) && elt.getIntOrFloatBitWidth() == 16) {
+    if (fragments) {
       out = loadFragments(rw, loc, dstTy, smem, lane, warp);
     } else {
       for (auto &c : *dstCoords) {

@@ -171,3 +171,26 @@ tile.kernel @branch(%x: !tile.tensor<?xf32>, %p: i1) attributes {tile.num_warps 
   tile.store %x[%c0], %r : !tile.tensor<?xf32>, tensor<128xf32>
   tile.return
 }
+
+// -----
+
+// A dtype conversion after a layout conversion happens first, in the source
+// layout, so that the (narrower) result is what moves.
+// CHECK-LABEL: tile.kernel @epilogue
+// CHECK: %[[D:.*]] = tile.dot
+// CHECK: %[[H:.*]] = tile.convert %[[D]] : tensor<128x128xf32, #mma> -> tensor<128x128xbf16, #mma>
+// CHECK: tile.convert_layout %[[H]] : tensor<128x128xbf16, #mma> -> tensor<128x128xbf16, #blocked
+tile.kernel @epilogue(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %ta = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<128x64xbf16>
+  %tb = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x128xbf16>
+  %d = tile.dot %ta, %tb, %zero : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+  %h = tile.convert %d : tensor<128x128xf32> -> tensor<128x128xbf16>
+  tile.store %a[%c0, %c0], %h : !tile.tensor<?x?xbf16>, tensor<128x128xbf16>
+  tile.return
+}
