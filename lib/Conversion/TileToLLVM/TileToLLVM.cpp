@@ -96,13 +96,23 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    // Untiled tiles cannot be lowered: layouts must come first.
+    // Untiled tiles cannot be lowered: layouts must come first. Extents must be
+    // powers of two, so that layouts tile them exactly (no phantom elements).
     WalkResult missing = module.walk([](Operation *op) {
-      for (Type t : op->getResultTypes())
-        if (auto r = dyn_cast<RankedTensorType>(t); r && !r.getEncoding()) {
+      for (Type t : op->getResultTypes()) {
+        auto r = dyn_cast<RankedTensorType>(t);
+        if (!r)
+          continue;
+        if (!r.getEncoding()) {
           op->emitError("code generation needs layouts: run tile-assign-layouts first");
           return WalkResult::interrupt();
         }
+        if (!llvm::all_of(r.getShape(), [](int64_t e) { return llvm::isPowerOf2_64(e); })) {
+          op->emitError("code generation needs tile extents that are powers of two, got ")
+              << RankedTensorType::get(r.getShape(), r.getElementType());
+          return WalkResult::interrupt();
+        }
+      }
       return WalkResult::advance();
     });
     if (missing.wasInterrupted())
