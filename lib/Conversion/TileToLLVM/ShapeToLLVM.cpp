@@ -174,9 +174,30 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
     };
     SmallVector<Value> elems = unpack(rw, loc, adaptor.getSrc()), out;
     barrier(rw, loc);
-    for (auto [v, c] : llvm::zip(elems, *srcCoords)) {
-      Value s = elt.isInteger(1) ? (Value)LLVM::ZExtOp::create(rw, loc, storeTy, v) : v;
-      LLVM::StoreOp::create(rw, loc, s, linear(c));
+    // Elements a thread holds contiguously along the last axis (a blocked
+    // layout's vectors) are stored as one access of up to 16 bytes.
+    unsigned vec = 1;
+    if (auto blocked = dyn_cast<tile::BlockedLayoutAttr>(srcTy.getEncoding())) {
+      unsigned last = blocked.getRank() - 1;
+      if (blocked.getOrder()[0] == last && !elt.isInteger(1)) {
+        vec = std::min<unsigned>(blocked.getSizePerThread()[last], srcTy.getShape()[last]);
+        while (vec > 1 && vec * storageBytes(elt) > 16)
+          vec /= 2;
+      }
+    } else if (isa<tile::MmaLayoutAttr>(srcTy.getEncoding()) && !elt.isInteger(1)) {
+      vec = 2; // c0,c1 and c2,c3 of a fragment are adjacent columns
+    }
+    for (size_t i = 0; i < elems.size(); i += vec) {
+      if (vec == 1) {
+        Value s = elt.isInteger(1) ? (Value)LLVM::ZExtOp::create(rw, loc, storeTy, elems[i]) : elems[i];
+        LLVM::StoreOp::create(rw, loc, s, linear((*srcCoords)[i]));
+        continue;
+      }
+      auto vecTy = VectorType::get({(int64_t)vec}, elt);
+      Value v = LLVM::UndefOp::create(rw, loc, vecTy);
+      for (unsigned e = 0; e < vec; ++e)
+        v = LLVM::InsertElementOp::create(rw, loc, v, elems[i + e], i32Const(rw, loc, e));
+      LLVM::StoreOp::create(rw, loc, v, linear((*srcCoords)[i]), vec * storageBytes(elt));
     }
     barrier(rw, loc);
     if (fragments) {
