@@ -76,6 +76,26 @@ struct TransposeLowering : ConvertOpToLLVMPattern<tile::TransposeOp> {
   }
 };
 
+/// How many consecutive struct elements of `type` are adjacent in a row-major
+/// tile (and so move as one access of at most 16 bytes): a blocked layout's
+/// vectors along the last axis, an mma fragment's column pairs.
+unsigned runLength(RankedTensorType type) {
+  Type elt = type.getElementType();
+  if (elt.isInteger(1))
+    return 1;
+  unsigned vec = 1;
+  if (auto blocked = dyn_cast<tile::BlockedLayoutAttr>(type.getEncoding())) {
+    unsigned last = blocked.getRank() - 1;
+    if (blocked.getOrder()[0] == last)
+      vec = std::min<unsigned>(blocked.getSizePerThread()[last], type.getShape()[last]);
+  } else if (isa<tile::MmaLayoutAttr>(type.getEncoding())) {
+    vec = 2; // c0,c1 and c2,c3 of a fragment are adjacent columns
+  }
+  while (vec > 1 && vec * storageBytes(elt) > 16)
+    vec /= 2;
+  return vec;
+}
+
 /// Tensor-core operand fragments from a row-major tile in shared memory with
 /// ldmatrix: A [M, K] takes one .x4 per 16x16 fragment (lanes 0-15 give rows
 /// 0-15 at k 0, lanes 16-31 the same rows at k 8); B [K, N] one .x2.trans per
@@ -174,19 +194,9 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
     };
     SmallVector<Value> elems = unpack(rw, loc, adaptor.getSrc()), out;
     barrier(rw, loc);
-    // Elements a thread holds contiguously along the last axis (a blocked
-    // layout's vectors) are stored as one access of up to 16 bytes.
-    unsigned vec = 1;
-    if (auto blocked = dyn_cast<tile::BlockedLayoutAttr>(srcTy.getEncoding())) {
-      unsigned last = blocked.getRank() - 1;
-      if (blocked.getOrder()[0] == last && !elt.isInteger(1)) {
-        vec = std::min<unsigned>(blocked.getSizePerThread()[last], srcTy.getShape()[last]);
-        while (vec > 1 && vec * storageBytes(elt) > 16)
-          vec /= 2;
-      }
-    } else if (isa<tile::MmaLayoutAttr>(srcTy.getEncoding()) && !elt.isInteger(1)) {
-      vec = 2; // c0,c1 and c2,c3 of a fragment are adjacent columns
-    }
+    // Elements a thread holds contiguously along the last axis move as one
+    // shared-memory access of up to 16 bytes.
+    unsigned vec = runLength(srcTy);
     for (size_t i = 0; i < elems.size(); i += vec) {
       if (vec == 1) {
         Value s = elt.isInteger(1) ? (Value)LLVM::ZExtOp::create(rw, loc, storeTy, elems[i]) : elems[i];
@@ -203,9 +213,17 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
     if (fragments) {
       out = loadFragments(rw, loc, dstTy, smem, lane, warp);
     } else {
-      for (auto &c : *dstCoords) {
-        Value v = LLVM::LoadOp::create(rw, loc, storeTy, linear(c));
-        out.push_back(elt.isInteger(1) ? (Value)LLVM::TruncOp::create(rw, loc, elt, v) : v);
+      unsigned rvec = runLength(dstTy);
+      for (size_t i = 0; i < dstCoords->size(); i += rvec) {
+        if (rvec == 1) {
+          Value v = LLVM::LoadOp::create(rw, loc, storeTy, linear((*dstCoords)[i]));
+          out.push_back(elt.isInteger(1) ? (Value)LLVM::TruncOp::create(rw, loc, elt, v) : v);
+          continue;
+        }
+        auto vecTy = VectorType::get({(int64_t)rvec}, elt);
+        Value v = LLVM::LoadOp::create(rw, loc, vecTy, linear((*dstCoords)[i]), rvec * storageBytes(elt));
+        for (unsigned e = 0; e < rvec; ++e)
+          out.push_back(LLVM::ExtractElementOp::create(rw, loc, v, i32Const(rw, loc, e)));
       }
     }
     barrier(rw, loc);
