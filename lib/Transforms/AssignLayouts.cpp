@@ -157,6 +157,12 @@ LogicalResult Assigner::visit(Operation *op) {
     return success();
   }
   if (auto red = dyn_cast<ReduceOp>(op)) {
+    // Reductions run on blocked layouts (and their slices): convert others.
+    Attribute src = layoutOf(red.getSrc());
+    while (auto slice = dyn_cast_or_null<SliceLayoutAttr>(src))
+      src = slice.getParent();
+    if (!isa_and_nonnull<BlockedLayoutAttr>(src))
+      require(op, 0, defaultFor(tensorOf(red.getSrc())));
     if (tensorOf(red.getResult()))
       setLayout(red.getResult(),
                 SliceLayoutAttr::get(ctx_, red.getAxis(), layoutOf(red.getSrc())));

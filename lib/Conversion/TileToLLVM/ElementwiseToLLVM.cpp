@@ -31,10 +31,11 @@ struct ElementwiseLowering : ConversionPattern {
     if (!structTy)
       return rw.notifyMatchFailure(op, "unsupported layout");
     Location loc = op->getLoc();
+    size_t n = cast<LLVM::LLVMStructType>(structTy).getBody().size();
     SmallVector<SmallVector<Value>> elems;
-    for (Value v : operands)
-      elems.push_back(unpack(rw, loc, v));
-    size_t n = elems[0].size();
+    for (Value v : operands) // a scalar operand (select's i1 condition) applies to all
+      elems.push_back(isa<LLVM::LLVMStructType>(v.getType()) ? unpack(rw, loc, v)
+                                                             : SmallVector<Value>(n, v));
     for (auto &e : elems)
       if (e.size() != n)
         return op->emitError("internal compiler error: operands in different layouts");

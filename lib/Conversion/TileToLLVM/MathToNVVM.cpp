@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Conversion/TileToLLVM/Patterns.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
@@ -56,9 +57,40 @@ struct ApproxLowering : ConvertOpToLLVMPattern<OpTy> {
   double pre, post;
 };
 
+/// Float `%` is C's fmod, exactly: libdevice's __nv_fmodf (linked by the Target).
+struct RemFLowering : ConvertOpToLLVMPattern<arith::RemFOp> {
+  RemFLowering(TileTypeConverter &tc) : ConvertOpToLLVMPattern<arith::RemFOp>(tc, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(arith::RemFOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
+    Type t = op.getType();
+    if (!isa<FloatType>(t))
+      return failure();
+    Location loc = op.getLoc();
+    Type f32 = rw.getF32Type();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>("__nv_fmodf");
+    if (!fn) {
+      OpBuilder::InsertionGuard g(rw);
+      rw.setInsertionPointToStart(module.getBody());
+      fn = LLVM::LLVMFuncOp::create(rw, loc, "__nv_fmodf", LLVM::LLVMFunctionType::get(f32, {f32, f32}));
+    }
+    Value x = adaptor.getLhs(), y = adaptor.getRhs();
+    if (!t.isF32()) {
+      x = LLVM::FPExtOp::create(rw, loc, f32, x);
+      y = LLVM::FPExtOp::create(rw, loc, f32, y);
+    }
+    Value r = LLVM::CallOp::create(rw, loc, fn, ValueRange{x, y}).getResult();
+    if (!t.isF32())
+      r = LLVM::FPTruncOp::create(rw, loc, t, r);
+    rw.replaceOp(op, r);
+    return success();
+  }
+};
+
 } // namespace
 
 void tessera::conversion::populateMathToNVVMPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+  patterns.add<RemFLowering>(tc);
   patterns.add<ApproxLowering<math::ExpOp>>(tc, "ex2.approx.ftz.f32", M_LOG2E, 1.0);
   patterns.add<ApproxLowering<math::Exp2Op>>(tc, "ex2.approx.ftz.f32", 1.0, 1.0);
   patterns.add<ApproxLowering<math::LogOp>>(tc, "lg2.approx.ftz.f32", 1.0, M_LN2);

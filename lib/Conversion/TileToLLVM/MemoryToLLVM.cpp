@@ -24,7 +24,8 @@ struct Access {
 
 /// Addresses and masks of every element of a load or store.
 FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Value desc,
-                                tile::GlobalTensorType tensor, ValueRange coords, Type tileType) {
+                                tile::GlobalTensorType tensor, ValueRange coords, Type tileType,
+                                bool forStore) {
   Location loc = op->getLoc();
   unsigned r = tensor.getRank();
   auto tileTy = dyn_cast<RankedTensorType>(tileType);
@@ -60,14 +61,39 @@ FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Va
   };
   if (!tileTy) {
     acc.addr.push_back(address(leadOffset));
-    acc.mask.push_back(leadMask);
+    // Every thread holds a scalar; one stores it.
+    Value owner = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::eq, threadId(rw, loc),
+                                       i32Const(rw, loc, 0));
+    acc.mask.push_back(forStore ? LLVM::AndOp::create(rw, loc, leadMask, owner).getResult() : leadMask);
     return acc;
   }
   FailureOr<Distribution> dist = distribute(tileTy);
   if (failed(dist))
     return op->emitError("code generation of this access needs a blocked layout");
   auto [lane, warp] = laneAndWarp(rw, loc);
-  auto elemCoords = elementCoords(rw, loc, *dist, threadBase(rw, loc, *dist, lane, warp));
+  SmallVector<Value, 4> base4 = threadBase(rw, loc, *dist, lane, warp);
+  auto elemCoords = elementCoords(rw, loc, *dist, base4);
+  // Stores: only the thread that owns an element writes it, not its replicas
+  // (threads along a sliced axis, or wrapped around a tile smaller than the
+  // layout), so that no two threads write and a program's own reads are safe.
+  auto owner = [&](size_t i) -> Value {
+    Value own = LLVM::ConstantOp::create(rw, loc, rw.getI1Type(), 1);
+    for (unsigned d = 0; d < dist->shape.size(); ++d) {
+      int64_t cover = (int64_t)dist->blocked.getSizePerThread()[d] *
+                      dist->blocked.getThreadsPerWarp()[d] * dist->blocked.getWarpsPerCTA()[d];
+      Value cond;
+      if (llvm::is_contained(dist->sliced, d))
+        cond = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::eq, base4[d], i32Const(rw, loc, 0));
+      else if (cover > dist->shape[d])
+        cond = LLVM::ICmpOp::create(
+            rw, loc, LLVM::ICmpPredicate::slt,
+            LLVM::AddOp::create(rw, loc, base4[d], i32Const(rw, loc, dist->constOffset(i, d))),
+            i32Const(rw, loc, dist->shape[d]));
+      if (cond)
+        own = LLVM::AndOp::create(rw, loc, own, cond);
+    }
+    return own;
+  };
   // Block origins of the k tile axes.
   SmallVector<Value> origin;
   for (unsigned j = 0; j < k; ++j)
@@ -84,6 +110,8 @@ FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Va
       offset = LLVM::AddOp::create(rw, loc, offset, term);
     }
     acc.addr.push_back(address(offset));
+    if (forStore)
+      mask = LLVM::AndOp::create(rw, loc, mask, owner(acc.mask.size()));
     acc.mask.push_back(mask);
   }
   // Vector groups: contiguous along the last axis, within 16 bytes, on aligned tensors.
@@ -109,7 +137,8 @@ struct LoadLowering : ConvertOpToLLVMPattern<tile::LoadOp> {
     auto tensor = op.getTensor().getType();
     Type eltTy = tensor.getElementType();
     FailureOr<Access> acc =
-        computeAccess(rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(), op.getType());
+        computeAccess(rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(), op.getType(),
+                      /*forStore=*/false);
     if (failed(acc))
       return failure();
     Value pad = adaptor.getPad();
@@ -138,7 +167,7 @@ struct StoreLowering : ConvertOpToLLVMPattern<tile::StoreOp> {
     Location loc = op.getLoc();
     auto tensor = op.getTensor().getType();
     FailureOr<Access> acc = computeAccess(rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(),
-                                          op.getValue().getType());
+                                          op.getValue().getType(), /*forStore=*/true);
     if (failed(acc))
       return failure();
     SmallVector<Value> vals = isa<RankedTensorType>(op.getValue().getType())

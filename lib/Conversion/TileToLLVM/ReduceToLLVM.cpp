@@ -28,10 +28,11 @@ struct ReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
       if (!llvm::isPowerOf2_64(e))
         return op.emitError("code generation needs power-of-two tile extents, got ") << srcTy;
     // The reduced axis, counted in the blocked layout's axes.
-    unsigned axis = op.getAxis();
-    for (unsigned s : llvm::to_vector(dist->sliced))
-      if (s <= axis)
-        ++axis;
+    // (the axis-th blocked axis that is not sliced away).
+    unsigned axis = 0;
+    for (unsigned seen = 0;; ++axis)
+      if (!llvm::is_contained(dist->sliced, axis) && seen++ == op.getAxis())
+        break;
     tile::BlockedLayoutAttr l = dist->blocked;
     int64_t extent = dist->shape[axis];
     int64_t spt = l.getSizePerThread()[axis], tpw = l.getThreadsPerWarp()[axis],

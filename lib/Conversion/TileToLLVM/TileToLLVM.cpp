@@ -172,6 +172,16 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
         return signalPassFailure();
     }
     // The casts left at the signature and between phases cancel out.
+    // A block may have at most 227 KiB of shared memory (sm_80: 163 KiB).
+    constexpr int64_t kMaxShared = 232448;
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+      if (auto bytes = fn->getAttrOfType<IntegerAttr>("tile.shared_bytes");
+          bytes && bytes.getInt() > kMaxShared) {
+        fn.emitError("the kernel needs ") << bytes.getInt()
+            << " bytes of shared memory for its layout conversions, more than the " << kMaxShared
+            << " a block may have; use smaller tiles";
+        return signalPassFailure();
+      }
     SmallVector<UnrealizedConversionCastOp> casts, remaining;
     module.walk([&](UnrealizedConversionCastOp op) { casts.push_back(op); });
     reconcileUnrealizedCasts(casts, &remaining);

@@ -149,3 +149,44 @@ tile.kernel @loop(%x: !tile.tensor<?xf32>, %n: i32) attributes {tile.num_warps =
   tile.return
 }
 
+
+// -----
+
+// Replicas do not store: a reduction result (a slice layout) is written only by
+// the threads at position 0 along the reduced axis, a scalar by thread 0.
+// CHECK-LABEL: llvm.func @owners
+// CHECK: nvvm.read.ptx.sreg.tid.x
+// CHECK: llvm.icmp "eq"
+// CHECK: st.global
+tile.kernel @owners(%x: !tile.tensor<?x?xf32>, %y: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?x?xf32>, %b: !tile.tensor<?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %x[%c0, %c0] : !tile.tensor<?x?xf32> -> tensor<64x128xf32>
+  %r = tile.reduce sum %t axis 1 : tensor<64x128xf32> -> tensor<64xf32>
+  tile.store %y[%c0], %r : !tile.tensor<?xf32>, tensor<64xf32>
+  %s = tile.reduce sum %r axis 0 : tensor<64xf32> -> f32
+  tile.store %y[%c0], %s : !tile.tensor<?xf32>, f32
+  tile.return
+}
+
+// -----
+
+// Float % is exact: libdevice's fmodf.
+// CHECK-LABEL: llvm.func @__nv_fmodf(f32, f32) -> f32
+// CHECK-LABEL: llvm.func @rem
+// CHECK: llvm.call @__nv_fmodf
+tile.kernel @rem(%x: !tile.tensor<?xf32>, %d: f32) attributes {tile.num_warps = 1 : i64} grid {
+^bb0(%a: !tile.tensor<?xf32>, %b: f32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %x[%c0] : !tile.tensor<?xf32> -> tensor<32xf32>
+  %ds = tile.splat %d : tensor<32xf32>
+  %r = arith.remf %t, %ds : tensor<32xf32>
+  tile.store %x[%c0], %r : !tile.tensor<?xf32>, tensor<32xf32>
+  tile.return
+}
