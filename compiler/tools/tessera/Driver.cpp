@@ -77,14 +77,19 @@ int writeOutput(const CompileOptions &opts, llvm::function_ref<void(llvm::raw_os
   return 0;
 }
 
+FrontendOptions frontendOptions(const CompileOptions &opts, const Specialization &spec) {
+  FrontendOptions fo;
+  fo.kernel = opts.kernel;
+  fo.spec = spec;
+  return fo;
+}
+
 /// The syntax tree, printed once the program has passed every check.
 int emitAST(const CompileOptions &opts, const SourceFile &file, const Specialization &spec) {
   {
     DiagnosticEngine diags(file);
     mlir::MLIRContext ctx(mlir::MLIRContext::Threading::DISABLED);
-    FrontendOptions fo;
-    fo.kernel = opts.kernel;
-    fo.spec = spec;
+    FrontendOptions fo = frontendOptions(opts, spec);
     fo.canonicalize = false;
     bool ok = (bool)buildTileModule(file, fo, ctx, diags);
     diags.render(llvm::errs());
@@ -109,10 +114,7 @@ int emitAST(const CompileOptions &opts, const SourceFile &file, const Specializa
 int emitTile(const CompileOptions &opts, const SourceFile &file, const Specialization &spec) {
   DiagnosticEngine diags(file);
   mlir::MLIRContext ctx(mlir::MLIRContext::Threading::DISABLED);
-  FrontendOptions fo;
-  fo.kernel = opts.kernel;
-  fo.spec = spec;
-  auto module = buildTileModule(file, fo, ctx, diags);
+  auto module = buildTileModule(file, frontendOptions(opts, spec), ctx, diags);
   diags.render(llvm::errs());
   if (!module)
     return 1;
@@ -126,10 +128,7 @@ int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specia
   mlir::DialectRegistry registry;
   pipeline::registerCodegenDialects(registry);
   mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-  FrontendOptions fo;
-  fo.kernel = opts.kernel;
-  fo.spec = spec;
-  auto module = buildTileModule(file, fo, ctx, diags);
+  auto module = buildTileModule(file, frontendOptions(opts, spec), ctx, diags);
   if (!module) {
     diags.render(llvm::errs());
     return 1;

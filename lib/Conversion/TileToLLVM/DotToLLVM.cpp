@@ -49,12 +49,9 @@ LogicalResult lowerMma(tile::DotOp op, ArrayRef<Value> a, ArrayRef<Value> bv, Ar
         size_t ci = (i * s.fn + j) * 4;
         for (int r = 0; r < 4; ++r)
           operands.push_back(out[ci + r]);
-        auto asmOp = LLVM::InlineAsmOp::create(
-            rw, loc, resTy, operands, rw.getStringAttr(asmStr),
-            rw.getStringAttr("=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3"), nullptr, nullptr,
-            LLVM::TailCallKindAttr::get(rw.getContext(), LLVM::TailCallKind::None),
-            LLVM::AsmDialectAttr::get(rw.getContext(), LLVM::AsmDialect::AD_ATT), nullptr);
-        SmallVector<Value> d = unpack(rw, loc, asmOp.getResult(0));
+        Value res = inlinePTX(rw, loc, resTy, operands, asmStr, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
+                              /*sideEffects=*/false);
+        SmallVector<Value> d = unpack(rw, loc, res);
         for (int r = 0; r < 4; ++r)
           out[ci + r] = d[r];
       }

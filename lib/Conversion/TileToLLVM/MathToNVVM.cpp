@@ -19,12 +19,8 @@ using namespace tessera::conversion;
 namespace {
 
 Value approx(OpBuilder &b, Location loc, StringRef insn, Value x) {
-  auto op = LLVM::InlineAsmOp::create(
-      b, loc, b.getF32Type(), ValueRange{x}, b.getStringAttr((insn + " $0, $1;").str()),
-      b.getStringAttr("=f,f"), /*has_side_effects=*/nullptr, nullptr,
-      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), nullptr);
-  return op.getResult(0);
+  return inlinePTX(b, loc, b.getF32Type(), ValueRange{x}, (insn + " $0, $1;").str(), "=f,f",
+                   /*sideEffects=*/false);
 }
 
 template <typename OpTy>

@@ -123,13 +123,10 @@ SmallVector<Value> loadFragments(ConversionPatternRewriter &rw, Location loc, Ra
     std::string asmStr = "ldmatrix.sync.aligned.m8n8.x" + std::to_string(n) + (trans ? ".trans" : "") +
                          ".shared.b16 {" + regs + "}, [$" + std::to_string(n) + "];";
     auto resTy = LLVM::LLVMStructType::getLiteral(rw.getContext(), SmallVector<Type>(n, i32));
-    auto asmOp = LLVM::InlineAsmOp::create(
-        rw, loc, resTy, ValueRange{addr}, rw.getStringAttr(asmStr), rw.getStringAttr(cons + "l"),
-        rw.getUnitAttr(), nullptr, LLVM::TailCallKindAttr::get(rw.getContext(), LLVM::TailCallKind::None),
-        LLVM::AsmDialectAttr::get(rw.getContext(), LLVM::AsmDialect::AD_ATT), nullptr);
+    Value res = inlinePTX(rw, loc, resTy, ValueRange{addr}, asmStr, cons + "l", /*sideEffects=*/true);
     SmallVector<Value> out;
     auto pairTy = VectorType::get({2}, elt);
-    for (Value w : unpack(rw, loc, asmOp.getResult(0))) {
+    for (Value w : unpack(rw, loc, res)) {
       Value pair = LLVM::BitcastOp::create(rw, loc, pairTy, w);
       for (int e = 0; e < 2; ++e)
         out.push_back(LLVM::ExtractElementOp::create(rw, loc, pair, i32Const(rw, loc, e)));

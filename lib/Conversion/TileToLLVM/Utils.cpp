@@ -34,6 +34,16 @@ LLVM::LLVMStructType TileTypeConverter::descriptorType(MLIRContext *ctx, unsigne
   return LLVM::LLVMStructType::getLiteral(ctx, fields);
 }
 
+Value tessera::conversion::inlinePTX(OpBuilder &b, Location loc, Type resTy, ValueRange operands,
+                                     StringRef asmStr, StringRef constraints, bool sideEffects) {
+  auto op = LLVM::InlineAsmOp::create(
+      b, loc, resTy ? TypeRange{resTy} : TypeRange{}, operands, b.getStringAttr(asmStr),
+      b.getStringAttr(constraints), sideEffects ? b.getUnitAttr() : nullptr, nullptr,
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), nullptr);
+  return resTy ? op.getResult(0) : Value();
+}
+
 SmallVector<Value> tessera::conversion::unpack(OpBuilder &b, Location loc, Value v) {
   auto st = cast<LLVM::LLVMStructType>(v.getType());
   SmallVector<Value> out;
@@ -180,16 +190,12 @@ SmallVector<Value> tessera::conversion::predicatedLoad(OpBuilder &b, Location lo
   Type resTy = n == 1 ? wordTy
                       : (Type)LLVM::LLVMStructType::getLiteral(b.getContext(),
                                                                SmallVector<Type>(n, wordTy));
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, resTy, operands, b.getStringAttr(asmStr), b.getStringAttr(cons),
-      /*has_side_effects=*/b.getUnitAttr(), /*is_align_stack=*/nullptr,
-      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), nullptr);
+  Value res = inlinePTX(b, loc, resTy, operands, asmStr, cons, /*sideEffects=*/true);
   SmallVector<Value> words;
   if (n == 1)
-    words.push_back(asmOp.getResult(0));
+    words.push_back(res);
   else
-    words = unpack(b, loc, asmOp.getResult(0));
+    words = unpack(b, loc, res);
   return fromWords(b, loc, words, eltType, count, plan);
 }
 
@@ -210,11 +216,7 @@ void tessera::conversion::predicatedStore(OpBuilder &b, Location loc, Value addr
     cons += std::string(",") + plan.constraint;
   SmallVector<Value> operands = {LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred), addr};
   operands.append(words.begin(), words.end());
-  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, b.getStringAttr(asmStr),
-                            b.getStringAttr(cons), b.getUnitAttr(), nullptr,
-                            LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
-                            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-                            nullptr);
+  inlinePTX(b, loc, Type(), operands, asmStr, cons, /*sideEffects=*/true);
 }
 
 Value tessera::conversion::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask) {

@@ -65,6 +65,11 @@ void requireShared(mlir::Operation *op, int64_t bytes);
 mlir::Value combine(mlir::OpBuilder &b, mlir::Location loc, mlir::tile::ReduceKind kind,
                     mlir::Value x, mlir::Value y);
 
+/// Inline PTX (AT&T dialect, no tail call); `resTy` null for none.
+mlir::Value inlinePTX(mlir::OpBuilder &b, mlir::Location loc, mlir::Type resTy,
+                      mlir::ValueRange operands, llvm::StringRef asmStr,
+                      llvm::StringRef constraints, bool sideEffects);
+
 /// The element storage type in registers and memory (bool is a byte in memory).
 unsigned storageBytes(mlir::Type eltType);
 
