@@ -23,6 +23,17 @@ Value approx(OpBuilder &b, Location loc, StringRef insn, Value x) {
                    /*sideEffects=*/false);
 }
 
+/// Computes `f` on f32 copies of `args` and rounds the result back to `t`:
+/// f16 and bf16 math runs in f32.
+Value viaF32(OpBuilder &b, Location loc, Type t, ValueRange args,
+             function_ref<Value(ArrayRef<Value>)> f) {
+  SmallVector<Value> xs;
+  for (Value a : args)
+    xs.push_back(t.isF32() ? a : (Value)LLVM::FPExtOp::create(b, loc, b.getF32Type(), a));
+  Value y = f(xs);
+  return t.isF32() ? y : (Value)LLVM::FPTruncOp::create(b, loc, t, y);
+}
+
 template <typename OpTy>
 struct ApproxLowering : ConvertOpToLLVMPattern<OpTy> {
   ApproxLowering(TileTypeConverter &tc, StringRef insn, double preScale, double postScale)
@@ -35,17 +46,15 @@ struct ApproxLowering : ConvertOpToLLVMPattern<OpTy> {
       return failure();
     Location loc = op.getLoc();
     Type f32 = rw.getF32Type();
-    Value x = adaptor.getOperand();
-    if (!t.isF32())
-      x = LLVM::FPExtOp::create(rw, loc, f32, x);
-    if (pre != 1.0)
-      x = LLVM::FMulOp::create(rw, loc, x, LLVM::ConstantOp::create(rw, loc, f32, rw.getF32FloatAttr(pre)));
-    Value y = approx(rw, loc, insn, x);
-    if (post != 1.0)
-      y = LLVM::FMulOp::create(rw, loc, y, LLVM::ConstantOp::create(rw, loc, f32, rw.getF32FloatAttr(post)));
-    if (!t.isF32())
-      y = LLVM::FPTruncOp::create(rw, loc, t, y);
-    rw.replaceOp(op, y);
+    rw.replaceOp(op, viaF32(rw, loc, t, adaptor.getOperand(), [&](ArrayRef<Value> xs) {
+      Value x = xs[0];
+      if (pre != 1.0)
+        x = LLVM::FMulOp::create(rw, loc, x, LLVM::ConstantOp::create(rw, loc, f32, rw.getF32FloatAttr(pre)));
+      Value y = approx(rw, loc, insn, x);
+      if (post != 1.0)
+        y = LLVM::FMulOp::create(rw, loc, y, LLVM::ConstantOp::create(rw, loc, f32, rw.getF32FloatAttr(post)));
+      return y;
+    }));
     return success();
   }
 
@@ -70,15 +79,10 @@ struct RemFLowering : ConvertOpToLLVMPattern<arith::RemFOp> {
       rw.setInsertionPointToStart(module.getBody());
       fn = LLVM::LLVMFuncOp::create(rw, loc, "__nv_fmodf", LLVM::LLVMFunctionType::get(f32, {f32, f32}));
     }
-    Value x = adaptor.getLhs(), y = adaptor.getRhs();
-    if (!t.isF32()) {
-      x = LLVM::FPExtOp::create(rw, loc, f32, x);
-      y = LLVM::FPExtOp::create(rw, loc, f32, y);
-    }
-    Value r = LLVM::CallOp::create(rw, loc, fn, ValueRange{x, y}).getResult();
-    if (!t.isF32())
-      r = LLVM::FPTruncOp::create(rw, loc, t, r);
-    rw.replaceOp(op, r);
+    rw.replaceOp(op, viaF32(rw, loc, t, ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+                            [&](ArrayRef<Value> xs) {
+                              return LLVM::CallOp::create(rw, loc, fn, xs).getResult();
+                            }));
     return success();
   }
 };
