@@ -65,24 +65,23 @@ LogicalResult lowerFma(tile::DotOp op, ArrayRef<Value> a, ArrayRef<Value> bv, Ar
   auto aTy = cast<RankedTensorType>(op.getA().getType());
   int64_t k = aTy.getShape()[1];
   FailureOr<Distribution> acc = distribute(accTy);
-  if (failed(acc))
+  if (failed(acc) || !acc->blocked())
     return op.emitError("code generation of this dot needs a blocked accumulator");
-  // Positions of rows in A's struct and of columns in B's, keyed by their digits
-  // in the accumulator's layout (A and B list them in element order, times K).
-  std::map<std::pair<int64_t, int64_t>, size_t> rowPos, colPos;
-  for (const ElemDigits &d : acc->elems) {
-    auto rk = std::make_pair(d.s[0], d.rep[0]), ck = std::make_pair(d.s[1], d.rep[1]);
-    if (d.s[1] == 0 && d.rep[1] == 0 && !rowPos.count(rk))
-      rowPos[rk] = rowPos.size();
-    if (d.s[0] == 0 && d.rep[0] == 0 && !colPos.count(ck))
-      colPos[ck] = colPos.size();
+  // Positions of rows in A's struct and of columns in B's, keyed by their
+  // register parts in the accumulator's layout (A and B list them in element
+  // order, times K).
+  std::map<int64_t, size_t> rowPos, colPos;
+  for (const auto &off : acc->offsets) {
+    if (off[1] == 0 && !rowPos.count(off[0]))
+      rowPos[off[0]] = rowPos.size();
+    if (off[0] == 0 && !colPos.count(off[1]))
+      colPos[off[1]] = colPos.size();
   }
   Type accElt = accTy.getElementType();
   auto ext = [&](Value v) { return convertScalar(rw, loc, v, accElt); };
   out.assign(c.begin(), c.end());
-  for (size_t i = 0; i < acc->elems.size(); ++i) {
-    const ElemDigits &d = acc->elems[i];
-    size_t r = rowPos.at({d.s[0], d.rep[0]}), cc = colPos.at({d.s[1], d.rep[1]});
+  for (size_t i = 0; i < acc->offsets.size(); ++i) {
+    size_t r = rowPos.at(acc->offsets[i][0]), cc = colPos.at(acc->offsets[i][1]);
     Value sum = out[i];
     for (int64_t kk = 0; kk < k; ++kk)
       sum = LLVM::FMAOp::create(rw, loc, ext(a[r * k + kk]), ext(bv[cc * k + kk]), sum);

@@ -76,15 +76,16 @@ FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Va
   // Stores: only the thread that owns an element writes it, not its replicas
   // (threads along a sliced axis, or wrapped around a tile smaller than the
   // layout), so that no two threads write and a program's own reads are safe.
+  SmallVector<bool, 4> wraps;
+  for (unsigned d = 0; d < dist->rank(); ++d)
+    wraps.push_back(dist->wraps(d));
   auto owner = [&](size_t i) -> Value {
     Value own = LLVM::ConstantOp::create(rw, loc, rw.getI1Type(), 1);
-    for (unsigned d = 0; d < dist->shape.size(); ++d) {
-      int64_t cover = (int64_t)dist->blocked.getSizePerThread()[d] *
-                      dist->blocked.getThreadsPerWarp()[d] * dist->blocked.getWarpsPerCTA()[d];
+    for (unsigned d = 0; d < dist->rank(); ++d) {
       Value cond;
-      if (llvm::is_contained(dist->sliced, d))
+      if (dist->isSliced(d))
         cond = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::eq, base4[d], i32Const(rw, loc, 0));
-      else if (cover > dist->shape[d])
+      else if (wraps[d])
         cond = LLVM::ICmpOp::create(
             rw, loc, LLVM::ICmpPredicate::slt,
             LLVM::AddOp::create(rw, loc, base4[d], i32Const(rw, loc, dist->constOffset(i, d))),
@@ -118,11 +119,8 @@ FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Va
   auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
   auto aligned = fn ? fn->getAttrOfType<BoolAttr>("tile.aligned") : BoolAttr();
   bool mayVectorize = !aligned || aligned.getValue();
-  tile::BlockedLayoutAttr l = dist->blocked;
-  unsigned lastAxis = l.getRank() - 1;
-  if (mayVectorize && dist->sliced.empty() && l.getOrder()[0] == lastAxis) {
-    unsigned vec = l.getSizePerThread()[lastAxis];
-    vec = std::min<unsigned>(vec, tileTy.getShape()[k - 1]);
+  if (mayVectorize && dist->sliced.empty()) {
+    unsigned vec = dist->contiguousRun();
     while (vec > 1 && vec * storageBytes(eltTy) > 16)
       vec /= 2;
     acc.vec = std::max(1u, vec);

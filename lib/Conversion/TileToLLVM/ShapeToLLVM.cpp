@@ -1,12 +1,15 @@
 //===- ShapeToLLVM.cpp - broadcast, expand, transpose, layouts --*- C++ -*-===//
 //
 // Broadcast and expand_dims stay in registers: the result and the source share a
-// blocked layout (expand_dims turns a slice back into its parent), so the
-// element a result element repeats is in the same thread, found by zeroing the
-// digits of the broadcast axes. Transposing a blocked tile relabels axes: the
-// struct is unchanged. convert_layout (between any layouts, dot operands and
-// mma accumulators included) writes every element to shared memory at its
-// row-major position and reads the elements of the new layout back.
+// root layout (expand_dims turns a slice back into its parent), so the element a
+// result element repeats is in the same thread, found by zeroing its register
+// part along the broadcast axes. Transposing a blocked tile relabels axes: the
+// struct is unchanged. convert_layout is a register permutation when both
+// layouts give every thread the same elements (an mma accumulator feeding the
+// next mma as its A operand); otherwise it writes every element to shared
+// memory at its row-major position and reads the new layout's elements back
+// (dot operands with ldmatrix). Every use of shared memory starts with a
+// barrier, so none is needed after the reads.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Conversion/TileToLLVM/Patterns.h"
@@ -17,20 +20,56 @@ using namespace tessera::conversion;
 namespace {
 
 /// For each element of `res`, the index of the element of `src` it repeats.
+/// Both share a root layout; `src` has extent 1 (or a slice) where `res` repeats.
 FailureOr<SmallVector<size_t>> repeatMap(const Distribution &src, const Distribution &res) {
-  if (src.blocked != res.blocked)
+  if (src.root != res.root || src.rank() != res.rank())
     return failure();
   SmallVector<size_t> map;
-  for (const ElemDigits &d : res.elems) {
-    ElemDigits z = d;
-    for (unsigned a = 0; a < src.shape.size(); ++a)
-      if (src.shape[a] == 1 || llvm::is_contained(src.sliced, a)) {
-        z.s[a] = 0;
-        z.rep[a] = 0;
-      }
-    map.push_back(src.indexOf(z));
+  for (const auto &off : res.offsets) {
+    SmallVector<int64_t, 4> z(off);
+    for (unsigned a = 0; a < src.rank(); ++a)
+      if (src.shape[a] == 1)
+        z[a] = 0;
+    std::optional<size_t> i = src.find(z);
+    if (!i)
+      return failure();
+    map.push_back(*i);
   }
   return map;
+}
+
+/// When `dst` holds, in every thread, elements the same thread holds in `src`
+/// (equal lane and warp bits inside the tile), the conversion is a permutation
+/// of registers: for each element of `dst`, the element of `src` it copies.
+std::optional<SmallVector<size_t>> registerPermutation(const Distribution &src, const Distribution &dst) {
+  if (src.shape != dst.shape || src.sliced != dst.sliced || src.lanes.size() != dst.lanes.size())
+    return std::nullopt;
+  auto sameBits = [&](ArrayRef<Basis> a, ArrayRef<Basis> b) {
+    size_t n = std::max(a.size(), b.size());
+    for (size_t i = 0; i < n; ++i) {
+      Basis x = i < a.size() ? src.effective(a[i]) : Basis{};
+      Basis y = i < b.size() ? dst.effective(b[i]) : Basis{};
+      if (!(x == y))
+        return false;
+    }
+    return true;
+  };
+  if (!sameBits(src.lanes, dst.lanes) || !sameBits(src.warps, dst.warps))
+    return std::nullopt;
+  std::map<std::vector<int64_t>, size_t> at; // wrapped register part -> src element
+  for (size_t i = 0; i < src.offsets.size(); ++i) {
+    auto w = src.wrapped(src.offsets[i]);
+    at.try_emplace(std::vector<int64_t>(w.begin(), w.end()), i);
+  }
+  SmallVector<size_t> perm;
+  for (const auto &off : dst.offsets) {
+    auto w = dst.wrapped(off);
+    auto it = at.find(std::vector<int64_t>(w.begin(), w.end()));
+    if (it == at.end())
+      return std::nullopt;
+    perm.push_back(it->second);
+  }
+  return perm;
 }
 
 template <typename OpTy>
@@ -52,7 +91,7 @@ struct RepeatLowering : ConvertOpToLLVMPattern<OpTy> {
     FailureOr<Distribution> sd = distribute(cast<RankedTensorType>(op.getSrc().getType()));
     FailureOr<Distribution> rd = distribute(resTy);
     if (failed(sd) || failed(rd))
-      return op.emitError("code generation of this op needs blocked or slice layouts");
+      return op.emitError("code generation of this op needs blocked, mma or slice layouts");
     FailureOr<SmallVector<size_t>> map = repeatMap(*sd, *rd);
     if (failed(map))
       return op.emitError("internal compiler error: source and result layouts differ");
@@ -81,16 +120,10 @@ struct TransposeLowering : ConvertOpToLLVMPattern<tile::TransposeOp> {
 /// vectors along the last axis, an mma fragment's column pairs.
 unsigned runLength(RankedTensorType type) {
   Type elt = type.getElementType();
-  if (elt.isInteger(1))
+  FailureOr<Distribution> dist = distribute(type);
+  if (elt.isInteger(1) || failed(dist))
     return 1;
-  unsigned vec = 1;
-  if (auto blocked = dyn_cast<tile::BlockedLayoutAttr>(type.getEncoding())) {
-    unsigned last = blocked.getRank() - 1;
-    if (blocked.getOrder()[0] == last)
-      vec = std::min<unsigned>(blocked.getSizePerThread()[last], type.getShape()[last]);
-  } else if (isa<tile::MmaLayoutAttr>(type.getEncoding())) {
-    vec = 2; // c0,c1 and c2,c3 of a fragment are adjacent columns
-  }
+  unsigned vec = dist->contiguousRun();
   while (vec > 1 && vec * storageBytes(elt) > 16)
     vec /= 2;
   return vec;
@@ -164,6 +197,19 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
     Location loc = op.getLoc();
     auto srcTy = cast<RankedTensorType>(op.getSrc().getType());
     auto dstTy = cast<RankedTensorType>(op.getType());
+    Type structTy = getTypeConverter()->convertType(dstTy);
+    if (!structTy)
+      return op.emitError("code generation does not support this layout: ") << dstTy;
+    // Registers only, when every thread already holds what it needs.
+    FailureOr<Distribution> srcDist = distribute(srcTy), dstDist = distribute(dstTy);
+    if (succeeded(srcDist) && succeeded(dstDist))
+      if (auto perm = registerPermutation(*srcDist, *dstDist)) {
+        SmallVector<Value> elems = unpack(rw, loc, adaptor.getSrc()), out;
+        for (size_t i : *perm)
+          out.push_back(elems[i]);
+        rw.replaceOp(op, pack(rw, loc, structTy, out));
+        return success();
+      }
     auto [lane, warp] = laneAndWarp(rw, loc);
     auto dotOp = dyn_cast<tile::DotOperandLayoutAttr>(dstTy.getEncoding());
     bool fragments = dotOp && isa<tile::MmaLayoutAttr>(dotOp.getParent()) &&
@@ -176,7 +222,6 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
     if (failed(srcCoords) || failed(dstCoords))
       return op.emitError("code generation of this layout conversion is not supported yet: ")
              << srcTy << " to " << dstTy;
-    Type structTy = getTypeConverter()->convertType(dstTy);
     Type elt = srcTy.getElementType();
     Type storeTy = elt.isInteger(1) ? rw.getI8Type() : elt;
     int64_t numel = srcTy.getNumElements();
@@ -223,7 +268,6 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
           out.push_back(LLVM::ExtractElementOp::create(rw, loc, v, i32Const(rw, loc, e)));
       }
     }
-    barrier(rw, loc);
     rw.replaceOp(op, pack(rw, loc, structTy, out));
     return success();
   }
