@@ -24,6 +24,7 @@ LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module) {
   pm.addPass(tile::createConvertTileToLLVM());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(tile::createTileSinkSharedLoads());
   return pm.run(module);
 }
 
@@ -31,6 +32,9 @@ llvm::Expected<std::string> tessera::pipeline::toLLVMIR(ModuleOp module, llvm::S
   return target::translateToLLVMIR(module, arch);
 }
 
-llvm::Expected<std::string> tessera::pipeline::toPTX(ModuleOp module, llvm::StringRef arch) {
-  return target::emitPTX(module, arch);
+llvm::Expected<std::string> tessera::pipeline::toPTX(ModuleOp module, llvm::StringRef arch,
+                                                     unsigned optLevel) {
+  target::PTXOptions options;
+  options.optLevel = optLevel;
+  return target::emitPTX(module, arch, options);
 }

@@ -6,7 +6,11 @@
 // been converted. Loop-carried tiles keep the layout of their initial value; if
 // results take the layout of the `then` branch. The walk leaves conversions that
 // may be redundant; folding removes no-ops and chains, and splats, aranges and
-// constants are made directly in the layout their users want.
+// constants are made directly in the layout their users want. Values computed
+// from a dot stay in its mma layout (element-wise ops follow mma-rooted
+// operands, reductions run on it); cheap index math feeding them is recomputed
+// in that layout rather than converted; conversions of loop invariants are
+// hoisted out of loops.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Transforms/Layouts.h"
@@ -16,6 +20,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTS
@@ -52,32 +57,104 @@ private:
   }
   void setLayout(Value v, Attribute layout) { v.setType(withLayout(tensorOf(v), layout)); }
 
-  /// Makes operand `idx` of `op` arrive in `layout`, converting it if needed.
+  /// Makes operand `idx` of `op` arrive in `layout`: recomputed there when it
+  /// is cheap to (index math, masks), else converted.
   void require(Operation *op, unsigned idx, Attribute layout) {
     Value v = op->getOperand(idx);
     RankedTensorType t = tensorOf(v);
     if (!t || t.getEncoding() == layout)
       return;
-    b_.setInsertionPoint(op);
-    op->setOperand(idx, ConvertLayoutOp::create(b_, op->getLoc(), withLayout(t, layout), v));
+    op->setOperand(idx, materialize(v, layout, op));
   }
 
-  /// The layout element-wise ops follow: that of the first operand that is not
-  /// a constant or splat (those can be made in any layout).
+  /// `v` in `layout`, for a use at `user`.
+  Value materialize(Value v, Attribute layout, Operation *user) {
+    if (layoutOf(v) == layout)
+      return v;
+    if (canRecompute(v, 0))
+      return recompute(v, layout);
+    b_.setInsertionPoint(user);
+    return ConvertLayoutOp::create(b_, user->getLoc(), withLayout(tensorOf(v), layout), v);
+  }
+
+  /// Whether `v` comes from aranges, splats and constants through element-wise
+  /// ops, broadcasts, expands and conversions only, so that making it again in
+  /// another layout costs a few integer ops instead of a trip through shared
+  /// memory.
+  static bool canRecompute(Value v, unsigned depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 12 || def->getNumResults() != 1)
+      return false;
+    if (isa<ArangeOp, SplatOp>(def) || def->hasTrait<OpTrait::ConstantLike>())
+      return true;
+    if (!isa<ExpandDimsOp, BroadcastOp, ConvertLayoutOp, ConvertOp>(def) &&
+        !def->hasTrait<OpTrait::Elementwise>())
+      return false;
+    return llvm::all_of(def->getOperands(), [&](Value o) {
+      return !tensorOf(o) || canRecompute(o, depth + 1);
+    });
+  }
+
+  /// A copy of the computation of `v` (canRecompute holds) in `layout`.
+  Value recompute(Value v, Attribute layout) {
+    Operation *def = v.getDefiningOp();
+    RankedTensorType t = withLayout(tensorOf(v), layout);
+    if (isa<SplatOp>(def) || def->hasTrait<OpTrait::ConstantLike>()) {
+      // Folding makes these directly in the new layout.
+      b_.setInsertionPointAfter(def);
+      return ConvertLayoutOp::create(b_, def->getLoc(), t, v);
+    }
+    if (auto cvt = dyn_cast<ConvertLayoutOp>(def))
+      return materialize(cvt.getSrc(), layout, def);
+    SmallVector<Value> operands;
+    for (Value o : def->getOperands()) {
+      RankedTensorType ot = tensorOf(o);
+      if (!ot) {
+        operands.push_back(o);
+        continue;
+      }
+      Attribute l = layout;
+      if (auto expand = dyn_cast<ExpandDimsOp>(def))
+        l = SliceLayoutAttr::get(ctx_, expand.getAxis(), layout);
+      else if (auto bc = dyn_cast<BroadcastOp>(def))
+        for (int64_t i = ot.getRank(); i < t.getRank(); ++i)
+          l = SliceLayoutAttr::get(ctx_, 0, l);
+      operands.push_back(materialize(o, l, def));
+    }
+    b_.setInsertionPoint(def);
+    Operation *copy = b_.clone(*def);
+    copy->setOperands(operands);
+    copy->getResult(0).setType(t);
+    return copy->getResult(0);
+  }
+
+  /// Layouts rooted in an mma accumulator (it or slices of it): values computed
+  /// from a dot that should stay in the dot's registers.
+  static bool isMmaRooted(Attribute l) {
+    while (auto slice = dyn_cast_or_null<SliceLayoutAttr>(l))
+      l = slice.getParent();
+    return isa_and_nonnull<MmaLayoutAttr>(l);
+  }
+
+  /// The layout element-wise ops follow: an mma-rooted operand's (the others
+  /// are cheaper to move than a dot's result), else that of the first operand
+  /// that is not a constant or splat (those can be made in any layout).
   Attribute followLayout(Operation *op) {
-    Attribute first;
+    Attribute first, fixed;
     for (Value v : op->getOperands()) {
       Attribute l = layoutOf(v);
       if (!l)
         continue;
+      if (isMmaRooted(l))
+        return l;
       Operation *def = v.getDefiningOp();
       bool flexible = def && (isa<SplatOp>(def) || def->hasTrait<OpTrait::ConstantLike>());
-      if (!flexible)
-        return l;
+      if (!flexible && !fixed)
+        fixed = l;
       if (!first)
         first = l;
     }
-    return first;
+    return fixed ? fixed : first;
   }
 
   LogicalResult visit(Operation *op);
@@ -157,11 +234,12 @@ LogicalResult Assigner::visit(Operation *op) {
     return success();
   }
   if (auto red = dyn_cast<ReduceOp>(op)) {
-    // Reductions run on blocked layouts (and their slices): convert others.
+    // Reductions run on blocked and mma layouts (and their slices); dot
+    // operands are converted.
     Attribute src = layoutOf(red.getSrc());
     while (auto slice = dyn_cast_or_null<SliceLayoutAttr>(src))
       src = slice.getParent();
-    if (!isa_and_nonnull<BlockedLayoutAttr>(src))
+    if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr>(src))
       require(op, 0, defaultFor(tensorOf(red.getSrc())));
     if (tensorOf(red.getResult()))
       setLayout(red.getResult(),
@@ -264,6 +342,9 @@ struct TileAssignLayouts : tile::impl::TileAssignLayoutsBase<TileAssignLayouts> 
     ConvertOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(kernel.getBody(), std::move(patterns))))
       return signalPassFailure();
+    // Conversions of loop-invariant tiles (a dot operand loaded before the
+    // loop) run once, before it.
+    kernel.getBody().walk([](scf::ForOp loop) { moveLoopInvariantCode(loop); });
   }
 };
 

@@ -114,13 +114,31 @@ def bench(k):
         a = torch.randn(size, size, device="cuda").bfloat16()
         b = torch.randn(size, size, device="cuda").bfloat16()
         c = torch.empty(size, size, device="cuda").bfloat16()
-        mm = k("matmul_aligned", "matmul")
-        mm.sync = False
-        t = median_ms(lambda: mm([cdiv(size, 128), cdiv(size, 128)], a, b, c))
         tt = median_ms(lambda: torch.matmul(a, b))
         fl = 2 * size ** 3 / 1e9
-        print(f"BENCH matmul bf16 {size}^3: tessera {t:.3f} ms {fl / t:.0f} TFLOP/s; "
-              f"torch (cuBLAS) {tt:.3f} ms {fl / tt:.0f} TFLOP/s")
+        for case in ("matmul_aligned", "matmul_aligned_O1"):
+            mm = k(case, "matmul")
+            mm.sync = False
+            t = median_ms(lambda: mm([cdiv(size, 128), cdiv(size, 128)], a, b, c))
+            print(f"BENCH {case} bf16 {size}^3: tessera {t:.3f} ms {fl / t:.0f} TFLOP/s; "
+                  f"torch (cuBLAS) {tt:.3f} ms {fl / tt:.0f} TFLOP/s")
+    # Attention forward, bf16, D=128 (the example's defaults: BM 128, BN 64, 8 warps).
+    bsz, h, nseq, dd = 4, 16, 4096, 128
+    q, kt, v = (torch.randn(bsz, h, nseq, dd, device="cuda").bfloat16() for _ in range(3))
+    o = torch.empty_like(q)
+    scale = 1.0 / math.sqrt(dd)
+    fl = 4 * bsz * h * nseq * nseq * dd / 1e9
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    for causal in (False, True):
+        tt = median_ms(lambda: sdpa(q, kt, v, is_causal=causal))
+        cases = ["causal_attention_d128"] if causal else ["attention_d128", "attention_d128_O1"]
+        f = fl / 2 if causal else fl
+        for case in cases:
+            at = k(case, "causal_attention" if causal else "attention")
+            at.sync = False
+            t = median_ms(lambda: at([cdiv(nseq, 128), bsz * h], q, kt, v, o, scale))
+            print(f"BENCH {case} B{bsz} H{h} N{nseq} D{dd}: tessera {t:.3f} ms {f / t:.0f} TFLOP/s; "
+                  f"torch sdpa {tt:.3f} ms {f / tt:.0f} TFLOP/s")
 
 
 def main():
@@ -176,10 +194,13 @@ def main():
     k("matmul_tn", "matmul_tn")([cdiv(384, 128), cdiv(256, 128)], a, bt, c)
     results.append(close("matmul_tn 384x256x256", c, a.double().T @ bt.double(), 0.2, 1e-2))
     # attention
-    for case, name, causal in [("attention_d64", "attention", False),
-                               ("causal_attention_d64", "causal_attention", True)]:
+    for case, name, causal, dd in [("attention_d64", "attention", False, 64),
+                                   ("causal_attention_d64", "causal_attention", True, 64),
+                                   ("attention_d128", "attention", False, 128),
+                                   ("attention_d128_O1", "attention", False, 128),
+                                   ("causal_attention_d128", "causal_attention", True, 128)]:
         for nseq in (256, 200):
-            bsz, h, dd = 1, 2, 64
+            bsz, h = 1, 2
             q, kt, v = (torch.randn(bsz, h, nseq, dd, device="cuda").bfloat16() for _ in range(3))
             o = poison(bsz, h, nseq, dd, dtype=torch.bfloat16)
             scale = 1.0 / math.sqrt(dd)
@@ -189,7 +210,34 @@ def main():
                 mask = torch.ones(nseq, nseq, device="cuda", dtype=torch.bool).tril()
                 s = s.masked_fill(~mask, float("-inf"))
             ref = torch.softmax(s, -1) @ v.double()
-            results.append(close(f"{case} B1 H2 N{nseq} D64", o, ref, 2e-2, 2e-2))
+            results.append(close(f"{case} B1 H2 N{nseq} D{dd}", o, ref, 2e-2, 2e-2))
+    # f16 causal attention (test/programs), causal on and off, BM 64, 4 warps
+    for causal in (1, 0):
+        for nseq in (256, 200):
+            bsz, h, dd = 2, 3, 64
+            q, kt, v = (torch.randn(bsz, h, nseq, dd, device="cuda").half() for _ in range(3))
+            o = poison(bsz, h, nseq, dd, dtype=torch.half)
+            scale = 1.0 / math.sqrt(dd)
+            k("causal_attention_f16_d64", "causal_attention")([cdiv(nseq, 64), bsz * h], q, kt, v, o, scale, causal)
+            s = (q.double() @ kt.double().transpose(-1, -2)) * scale
+            if causal:
+                mask = torch.ones(nseq, nseq, device="cuda", dtype=torch.bool).tril()
+                s = s.masked_fill(~mask, float("-inf"))
+            ref = torch.softmax(s, -1) @ v.double()
+            results.append(close(f"causal_attention_f16 causal={causal} B2 H3 N{nseq} D64", o, ref, 2e-2, 2e-2))
+    # reductions of tensor-core products (in the mma layout, across warps)
+    a = torch.randn(32, 64, device="cuda").bfloat16()
+    bt = torch.randn(64, 128, device="cuda").bfloat16()
+    rows, cols = poison(32), poison(128)
+    k("dot_reductions", "dot_reductions")([1], a, bt, rows, cols)
+    prod = a.double() @ bt.double()
+    results.append(close("dot_reductions rows", rows, prod.sum(1), 2e-3, 1e-4))
+    results.append(close("dot_reductions cols", cols, prod.max(0).values, 2e-3, 1e-4))
+    a = torch.randn(200, 64, device="cuda").bfloat16()
+    bt = torch.randn(64, 64, device="cuda").bfloat16()
+    y = poison(200)
+    k("dot_rowsum", "dot_rowsum")([cdiv(200, 64)], a, bt, y)
+    results.append(close("dot_rowsum 200x64x64", y, (a.double() @ bt.double()).sum(1), 2e-3, 1e-4))
     if "--bench" in sys.argv:
         bench(k)
     passed = sum(results)

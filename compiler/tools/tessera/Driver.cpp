@@ -149,7 +149,7 @@ int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specia
   if (stage == EmitStage::GPU)
     return writeOutput(opts, [&](llvm::raw_ostream &os) { module->print(os); });
   auto text = stage == EmitStage::LLVM ? pipeline::toLLVMIR(*module, opts.arch)
-                                       : pipeline::toPTX(*module, opts.arch);
+                                       : pipeline::toPTX(*module, opts.arch, opts.optLevel);
   if (!text) {
     printToolError(llvm::errs(), "code generation failed: " + llvm::toString(text.takeError()));
     return 1;

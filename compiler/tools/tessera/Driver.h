@@ -29,6 +29,8 @@ struct CompileOptions {
   /// no vectorized accesses. The default assumes alignment, as the runtime
   /// checks at launch.
   bool unaligned = false;
+  /// LLVM's optimization level for --emit ptx|cubin (0-3).
+  unsigned optLevel = 3;
 };
 
 int runCompile(const CompileOptions &opts);

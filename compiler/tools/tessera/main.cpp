@@ -38,6 +38,9 @@ int main(int argc, char **argv) {
   c->add_option("-o", compile.output, "write the output to this path instead of stdout");
   c->add_flag("--unaligned", compile.unaligned,
               "do not assume 16-byte aligned tensors (no vectorized global accesses)");
+  c->add_option("-O", compile.optLevel, "LLVM optimization level for ptx and cubin (ptxas optimizes again)")
+      ->check(CLI::Range(0u, 3u))
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);

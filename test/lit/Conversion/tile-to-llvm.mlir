@@ -190,3 +190,44 @@ tile.kernel @rem(%x: !tile.tensor<?xf32>, %d: f32) attributes {tile.num_warps = 
   tile.store %x[%c0], %r : !tile.tensor<?xf32>, tensor<32xf32>
   tile.return
 }
+
+// -----
+
+// Flash-attention style: a reduction of an mma accumulator runs on its
+// registers (shuffles over the two lane bits that step columns, no shared
+// memory: one warp holds whole rows), and P = exp2(S - max) feeds the next
+// dot as its A operand from the same registers (no ldmatrix.x4 for it).
+// CHECK-LABEL: llvm.func @mma_softmax
+// CHECK: mma.sync.aligned.m16n8k16
+// CHECK-NOT: nvvm.barrier0
+// CHECK: nvvm.shfl.sync bfly
+// CHECK-NOT: nvvm.barrier0
+// CHECK: ex2.approx
+// CHECK: llvm.fptrunc
+// CHECK-NOT: ldmatrix.sync.aligned.m8n8.x4
+// CHECK: ldmatrix.sync.aligned.m8n8.x2.trans
+// CHECK-NOT: ldmatrix.sync.aligned.m8n8.x4
+// CHECK: mma.sync.aligned.m16n8k16
+tile.kernel @mma_softmax(%a: !tile.tensor<?x?xbf16>, %c: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x32xf32>
+  %zero2 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %q = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x32xbf16>
+  %k = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<32x32xbf16>
+  %v = tile.load %a[%c1, %c0] : !tile.tensor<?x?xbf16> -> tensor<32x64xbf16>
+  %s = tile.dot %q, %k, %zero : tensor<64x32xbf16>, tensor<32x32xbf16> -> tensor<64x32xf32>
+  %m = tile.reduce max %s axis 1 : tensor<64x32xf32> -> tensor<64xf32>
+  %me = tile.expand_dims %m axis 1 : tensor<64xf32> -> tensor<64x1xf32>
+  %mb = tile.broadcast %me : tensor<64x1xf32> -> tensor<64x32xf32>
+  %d = arith.subf %s, %mb : tensor<64x32xf32>
+  %e = math.exp2 %d : tensor<64x32xf32>
+  %p = tile.convert %e : tensor<64x32xf32> -> tensor<64x32xbf16>
+  %o = tile.dot %p, %v, %zero2 : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+  tile.store %c[%c0, %c0], %o : !tile.tensor<?x?xf32>, tensor<64x64xf32>
+  tile.return
+}

@@ -194,3 +194,99 @@ tile.kernel @epilogue(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8
   tile.store %a[%c0, %c0], %h : !tile.tensor<?x?xbf16>, tensor<128x128xbf16>
   tile.return
 }
+
+// -----
+
+// Flash attention: the softmax of S = Q K^T runs in the dot's mma registers.
+// Reductions, broadcasts and element-wise ops stay in the mma layout and its
+// slices; the key mask (index math) is recomputed there; m, l and the
+// accumulator are carried in it; P feeds the second dot as its A operand
+// (registers only in the lowering); Q's conversion runs once, before the loop.
+// CHECK-DAG: #[[MMA:.*]] = #tile.mma<{warpsPerCTA = [4, 1]}>
+// CHECK-DAG: #[[A:.*]] = #tile.dot_op<{opIdx = 0, parent = #[[MMA]]}>
+// CHECK-DAG: #[[ROWS:.*]] = #tile.slice<{dim = 1, parent = #[[MMA]]}>
+// CHECK-DAG: #[[COLS:.*]] = #tile.slice<{dim = 0, parent = #[[MMA]]}>
+// CHECK-LABEL: tile.kernel @attention
+// CHECK: tile.arange : tensor<32xi32, #[[COLS]]>
+// CHECK: %[[Q:.*]] = tile.convert_layout %{{.*}} -> tensor<64x64xbf16, #[[A]]>
+// CHECK: scf.for {{.*}} -> (tensor<64xf32, #[[ROWS]]>, tensor<64xf32, #[[ROWS]]>, tensor<64x64xf32, #[[MMA]]>)
+// CHECK: arith.cmpi slt, {{.*}} : tensor<1x32xi32, #[[MMA]]>
+// CHECK: tile.dot %[[Q]], {{.*}} -> tensor<64x32xf32, #[[MMA]]>
+// CHECK: tile.reduce max {{.*}} : tensor<64x32xf32, #[[MMA]]> -> tensor<64xf32, #[[ROWS]]>
+// CHECK: math.exp2 {{.*}} : tensor<64x32xf32, #[[MMA]]>
+// CHECK: tile.reduce sum {{.*}} : tensor<64x32xf32, #[[MMA]]> -> tensor<64xf32, #[[ROWS]]>
+// CHECK: %[[P:.*]] = tile.convert {{.*}} -> tensor<64x32xbf16, #[[MMA]]>
+// CHECK: %[[PA:.*]] = tile.convert_layout %[[P]] : tensor<64x32xbf16, #[[MMA]]> -> tensor<64x32xbf16, #[[A]]>
+// CHECK: tile.dot %[[PA]], {{.*}} -> tensor<64x64xf32, #[[MMA]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: scf.yield
+tile.kernel @attention(%q: !tile.tensor<?x?x?x?xbf16>, %k: !tile.tensor<?x?x?x?xbf16>, %v: !tile.tensor<?x?x?x?xbf16>, %o: !tile.tensor<?x?x?x?xbf16>, %scale: f32) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%q: !tile.tensor<?x?x?x?xbf16>, %k: !tile.tensor<?x?x?x?xbf16>, %v: !tile.tensor<?x?x?x?xbf16>, %o: !tile.tensor<?x?x?x?xbf16>, %scale: f32):
+  %c64_i32 = arith.constant 64 : i32
+  %0 = tile.dim %q[0] : <?x?x?x?xbf16>
+  %1 = tile.dim %q[1] : <?x?x?x?xbf16>
+  %2 = tile.dim %q[2] : <?x?x?x?xbf16>
+  %3 = arith.ceildivsi %2, %c64_i32 : i32
+  %4 = arith.muli %0, %1 : i32
+  tile.yield %3, %4 : i32, i32
+} {
+  %cst = arith.constant dense<0xFF800000> : tensor<64x32xf32>
+  %cst_0 = arith.constant dense<0xFF800000> : tensor<64xf32>
+  %cst_1 = arith.constant 1.44269502 : f32
+  %cst_2 = arith.constant dense<0.000000e+00> : tensor<64x32xf32>
+  %c1_i32 = arith.constant 1 : i32
+  %c32_i32 = arith.constant 32 : i32
+  %cst_3 = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %cst_4 = arith.constant dense<0.000000e+00> : tensor<64xf32>
+  %c0_i32 = arith.constant 0 : i32
+  %0 = tile.dim %q[1] : <?x?x?x?xbf16>
+  %1 = tile.dim %q[2] : <?x?x?x?xbf16>
+  %2 = tile.program_id 0
+  %3 = tile.program_id 1
+  %4 = arith.divsi %3, %0 : i32
+  %5 = arith.remsi %3, %0 : i32
+  %6 = tile.load %q[%4, %5, %2, %c0_i32] : <?x?x?x?xbf16> -> tensor<64x64xbf16>
+  %7 = arith.ceildivsi %1, %c32_i32 : i32
+  %8:3 = scf.for %arg0 = %c0_i32 to %7 step %c1_i32 iter_args(%arg1 = %cst_0, %arg2 = %cst_4, %arg3 = %cst_3) -> (tensor<64xf32>, tensor<64xf32>, tensor<64x64xf32>)  : i32 {
+    %13 = arith.muli %arg0, %c32_i32 : i32
+    %14 = tile.splat %13 : tensor<32xi32>
+    %15 = tile.arange : tensor<32xi32>
+    %16 = arith.addi %14, %15 : tensor<32xi32>
+    %17 = tile.expand_dims %16 axis 0 : tensor<32xi32> -> tensor<1x32xi32>
+    %18 = tile.splat %1 : tensor<1x32xi32>
+    %19 = arith.cmpi slt, %17, %18 : tensor<1x32xi32>
+    %20 = tile.broadcast %19 : tensor<1x32xi1> -> tensor<64x32xi1>
+    %21 = tile.load %k[%4, %5, %arg0, %c0_i32] : <?x?x?x?xbf16> -> tensor<32x64xbf16>
+    %22 = tile.transpose %21 : tensor<32x64xbf16> -> tensor<64x32xbf16>
+    %23 = tile.dot %6, %22, %cst_2 : tensor<64x64xbf16>, tensor<64x32xbf16> -> tensor<64x32xf32>
+    %24 = arith.mulf %scale, %cst_1 : f32
+    %25 = tile.splat %24 : tensor<64x32xf32>
+    %26 = arith.mulf %23, %25 : tensor<64x32xf32>
+    %27 = arith.select %20, %26, %cst : tensor<64x32xi1>, tensor<64x32xf32>
+    %28 = tile.reduce max %27 axis 1 : tensor<64x32xf32> -> tensor<64xf32>
+    %29 = arith.maximumf %arg1, %28 : tensor<64xf32>
+    %30 = tile.expand_dims %29 axis 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %31 = tile.broadcast %30 : tensor<64x1xf32> -> tensor<64x32xf32>
+    %32 = arith.subf %27, %31 : tensor<64x32xf32>
+    %33 = math.exp2 %32 : tensor<64x32xf32>
+    %34 = arith.subf %arg1, %29 : tensor<64xf32>
+    %35 = math.exp2 %34 : tensor<64xf32>
+    %36 = arith.mulf %arg2, %35 : tensor<64xf32>
+    %37 = tile.reduce sum %33 axis 1 : tensor<64x32xf32> -> tensor<64xf32>
+    %38 = arith.addf %36, %37 : tensor<64xf32>
+    %39 = tile.expand_dims %35 axis 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %40 = tile.broadcast %39 : tensor<64x1xf32> -> tensor<64x64xf32>
+    %41 = arith.mulf %arg3, %40 : tensor<64x64xf32>
+    %42 = tile.convert %33 : tensor<64x32xf32> -> tensor<64x32xbf16>
+    %43 = tile.load %v[%4, %5, %arg0, %c0_i32] : <?x?x?x?xbf16> -> tensor<32x64xbf16>
+    %44 = tile.dot %42, %43, %cst_3 : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+    %45 = arith.addf %41, %44 : tensor<64x64xf32>
+    scf.yield %29, %38, %45 : tensor<64xf32>, tensor<64xf32>, tensor<64x64xf32>
+  }
+  %9 = tile.expand_dims %8#1 axis 1 : tensor<64xf32> -> tensor<64x1xf32>
+  %10 = tile.broadcast %9 : tensor<64x1xf32> -> tensor<64x64xf32>
+  %11 = arith.divf %8#2, %10 : tensor<64x64xf32>
+  %12 = tile.convert %11 : tensor<64x64xf32> -> tensor<64x64xbf16>
+  tile.store %o[%4, %5, %2, %c0_i32], %12 : <?x?x?x?xbf16>, tensor<64x64xbf16>
+  tile.return
+}
