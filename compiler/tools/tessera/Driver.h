@@ -30,7 +30,7 @@ struct CompileOptions {
   /// checks at launch.
   bool unaligned = false;
   /// LLVM's optimization level for --emit ptx|cubin (0-3).
-  unsigned optLevel = 3;
+  unsigned optLevel = 1;
 };
 
 int runCompile(const CompileOptions &opts);
