@@ -35,6 +35,20 @@ struct CompileOptions {
 
 int runCompile(const CompileOptions &opts);
 
+struct RunOptions {
+  std::string input;
+  std::string kernel;
+  std::vector<std::string> args;    // NAME=PATH.npy, one per tensor parameter
+  std::vector<std::string> scalars; // NAME=V, one per scalar parameter
+  std::vector<std::string> params;  // NAME=V: tune overrides
+  std::vector<std::string> outs;    // NAME=PATH.npy: tensors written back
+  bool interpret = false;
+};
+
+/// `tessera run`: 0 on success, 1 for a bad program or arguments, 2 when the
+/// machine has no GPU or driver (Run.cpp).
+int runRun(const RunOptions &opts);
+
 } // namespace tessera
 
 #endif

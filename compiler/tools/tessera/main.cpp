@@ -42,6 +42,19 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(0u, 3u))
       ->capture_default_str();
 
+  tessera::RunOptions run;
+  CLI::App *r = app.add_subcommand(
+      "run", "Compile a kernel for this GPU and run it on .npy arrays: every tensor\n"
+             "argument from --arg, every scalar from --scalar; --out writes tensors back.");
+  r->add_option("file", run.input, "the .tile source file")->required();
+  r->add_option("--kernel", run.kernel, "the kernel to run (needed only to pick one of several)");
+  r->add_option("--arg", run.args, "NAME=PATH.npy: a tensor argument")->allow_extra_args(false);
+  r->add_option("--scalar", run.scalars, "NAME=V: a scalar argument")->allow_extra_args(false);
+  r->add_option("--param", run.params, "NAME=V: override a tunable parameter")->allow_extra_args(false);
+  r->add_option("--out", run.outs, "NAME=PATH.npy: write this tensor argument after the run")
+      ->allow_extra_args(false);
+  r->add_flag("--interpret", run.interpret, "run in the CPU interpreter instead of on the GPU");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -57,5 +70,7 @@ int main(int argc, char **argv) {
   }
   if (*c)
     return tessera::runCompile(compile);
+  if (*r)
+    return tessera::runRun(run);
   return 1;
 }

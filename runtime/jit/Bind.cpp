@@ -1,0 +1,121 @@
+//===- Bind.cpp - checking and packing kernel arguments ---------*- C++ -*-===//
+#include "runtime/jit/Bind.h"
+
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace tessera;
+using namespace tessera::jit;
+
+namespace {
+llvm::Error err(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
+}
+
+uint16_t toHalfBits(double v, const llvm::fltSemantics &sem) {
+  llvm::APFloat f(v);
+  bool lost;
+  f.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+  return (uint16_t)f.bitcastToAPInt().getZExtValue();
+}
+} // namespace
+
+void Binding::finish() {
+  pointers.resize(slots.size());
+  for (size_t i = 0; i < slots.size(); ++i)
+    pointers[i] = &slots[i];
+}
+
+llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig, llvm::ArrayRef<Arg> args) {
+  if (args.size() != sig.params.size())
+    return err("kernel '" + sig.name + "' takes " + llvm::Twine(sig.params.size()) + " arguments, got " +
+               llvm::Twine(args.size()));
+  Binding b;
+  // Bind: check every argument, gather the dims, decide the alignment variant.
+  std::map<std::string, std::string> dimSource;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ParamInfo &p = sig.params[i];
+    if (p.isTensor) {
+      const TensorArg *t = std::get_if<TensorArg>(&args[i]);
+      if (!t)
+        return err("argument '" + p.name + "' of '" + sig.name + "' is a tensor<" + dtypeName(p.dtype) +
+                   ">, got a scalar");
+      if (t->dtype != p.dtype)
+        return err("argument '" + p.name + "' must hold " + dtypeName(p.dtype) + ", got " + dtypeName(t->dtype));
+      size_t r = p.dims.size();
+      if (t->shape.size() != r)
+        return err("argument '" + p.name + "' must have rank " + llvm::Twine(r) + ", got rank " +
+                   llvm::Twine(t->shape.size()));
+      std::vector<int64_t> strides = t->strides;
+      if (strides.empty()) {
+        strides.assign(r, 1);
+        for (size_t d = r; d-- > 1;)
+          strides[d - 1] = strides[d] * t->shape[d];
+      }
+      if (strides.size() != r || (r && strides[r - 1] != 1))
+        return err("argument '" + p.name + "' must be contiguous along its last axis (stride 1)");
+      for (size_t d = 0; d < r; ++d) {
+        int64_t e = t->shape[d];
+        if (e < 0 || e > INT32_MAX)
+          return err("argument '" + p.name + "' has extent " + llvm::Twine(e) + " on axis " + llvm::Twine(d) +
+                     "; extents must be in [0, 2^31)");
+        if (p.dims[d].empty()) {
+          if (e != p.literal[d])
+            return err("argument '" + p.name + "' must have extent " + llvm::Twine(p.literal[d]) + " on axis " +
+                       llvm::Twine(d) + ", got " + llvm::Twine(e));
+          continue;
+        }
+        auto [it, inserted] = b.dims.emplace(p.dims[d], e);
+        if (!inserted && it->second != e)
+          return err("dim " + p.dims[d] + " is " + llvm::Twine(it->second) + " in " + dimSource[p.dims[d]] +
+                     " but " + llvm::Twine(e) + " in " + p.name + "; the tensors must agree");
+        if (inserted)
+          dimSource[p.dims[d]] = p.name;
+      }
+      unsigned bytes = dtypeBytes(p.dtype);
+      if (t->data % 16 || (r && (t->shape[r - 1] * bytes) % 16))
+        b.aligned = false;
+      for (size_t d = 0; d + 1 < r; ++d)
+        if ((strides[d] * bytes) % 16)
+          b.aligned = false;
+      b.push<uint64_t>(t->data);
+      for (size_t d = 0; d < r; ++d)
+        b.push<int32_t>((int32_t)t->shape[d]);
+      for (size_t d = 0; d + 1 < r; ++d)
+        b.push<int64_t>(strides[d]);
+      continue;
+    }
+    const ScalarArg *s = std::get_if<ScalarArg>(&args[i]);
+    if (!s)
+      return err("argument '" + p.name + "' of '" + sig.name + "' is a " + dtypeName(p.dtype) +
+                 " scalar, got a tensor");
+    double v = s->value;
+    switch (p.dtype) {
+    case DType::F32: b.push<float>((float)v); break;
+    case DType::F16: b.push<uint16_t>(toHalfBits(v, llvm::APFloat::IEEEhalf())); break;
+    case DType::BF16: b.push<uint16_t>(toHalfBits(v, llvm::APFloat::BFloat())); break;
+    case DType::Bool:
+      if (v != 0 && v != 1)
+        return err("argument '" + p.name + "' is a bool: pass 0 or 1, got " + std::to_string(v));
+      b.push<uint8_t>(v != 0);
+      break;
+    case DType::I32:
+    case DType::I64: {
+      if (v != std::floor(v) || (p.dtype == DType::I32 && (v < INT32_MIN || v > INT32_MAX)))
+        return err("argument '" + p.name + "' is a " + dtypeName(p.dtype) + ": " + std::to_string(v) +
+                   " is not one");
+      int64_t iv = (int64_t)v;
+      if (p.dtype == DType::I32)
+        b.push<int32_t>((int32_t)iv);
+      else
+        b.push<int64_t>(iv);
+      b.dims[p.name] = iv; // integer scalars may specialize (and size the grid)
+      break;
+    }
+    }
+  }
+  b.finish();
+  return std::move(b);
+}

@@ -1,0 +1,59 @@
+//===- Bind.h - checking and packing kernel arguments -----------*- C++ -*-===//
+//
+// Binds launch arguments to a kernel's signature: tensors must have the
+// declared dtype and rank, extents equal to literal dims and to every other use
+// of the same named dim, stride 1 along the last axis, and extents below 2^31;
+// scalars are converted to the declared type (integers must be integral, bools
+// 0 or 1). The result holds the values of the dims and integer scalars (the
+// specialization's inputs), whether every tensor meets the 16-byte alignment
+// specialization, and the parameters packed as docs/kernel-abi.md lays them out.
+// Needs no GPU.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_RUNTIME_JIT_BIND_H
+#define TESSERA_RUNTIME_JIT_BIND_H
+
+#include "runtime/jit/Compiler.h"
+
+#include <cuda.h>
+
+#include <cstring>
+#include <variant>
+
+namespace tessera::jit {
+
+/// A tensor in device memory (not owned): element strides, the last one 1.
+struct TensorArg {
+  CUdeviceptr data = 0;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides; // empty: row-major contiguous
+};
+
+/// A scalar argument; `value` is converted to the parameter's declared type.
+struct ScalarArg {
+  double value = 0;
+  static ScalarArg of(double v) { return ScalarArg{v}; }
+};
+
+using Arg = std::variant<TensorArg, ScalarArg>;
+
+struct Binding {
+  std::map<std::string, int64_t> dims; // named dims and integer scalars
+  bool aligned = true;
+  std::vector<uint64_t> slots;  // one 8-byte slot per PTX parameter
+  std::vector<void *> pointers; // into `slots`, for cuLaunchKernel
+
+  template <typename T> void push(T v) {
+    uint64_t s = 0;
+    std::memcpy(&s, &v, sizeof(T));
+    slots.push_back(s);
+  }
+  void finish();
+};
+
+llvm::Expected<Binding> bindArguments(const KernelSignature &sig, llvm::ArrayRef<Arg> args);
+
+} // namespace tessera::jit
+
+#endif

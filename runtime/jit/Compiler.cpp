@@ -1,0 +1,322 @@
+//===- Compiler.cpp - compiling a kernel specialization to PTX --*- C++ -*-===//
+#include "runtime/jit/Compiler.h"
+
+#include "runtime/jit/DiskCache.h"
+
+#include "compiler/Frontend/Parser.h"
+#include "compiler/IRGen/IRGen.h"
+#include "dialects/Tile/TileDialect.h"
+#include "lib/Pipeline/Pipeline.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cuda.h>
+
+using namespace tessera;
+using namespace tessera::jit;
+namespace tile = mlir::tile;
+
+namespace {
+llvm::Error err(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
+}
+
+std::string rendered(const DiagnosticEngine &diags) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  diags.render(os);
+  while (!s.empty() && s.back() == '\n')
+    s.pop_back();
+  return s;
+}
+} // namespace
+
+std::string tessera::jit::compilerVersion() {
+  return std::string("tessera ") + TESSERA_VERSION + "; llvm " LLVM_VERSION_STRING "; cuda " +
+         std::to_string(CUDA_VERSION);
+}
+
+//===----------------------------------------------------------------------===//
+// Program
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<std::shared_ptr<Program>> Program::fromFile(llvm::StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf)
+    return llvm::createStringError(buf.getError(), "cannot read " + path + ": " + buf.getError().message());
+  return fromSource(path, (*buf)->getBuffer());
+}
+
+llvm::Expected<std::shared_ptr<Program>> Program::fromSource(llvm::StringRef name, llvm::StringRef text) {
+  auto p = std::shared_ptr<Program>(new Program());
+  p->file_ = std::make_unique<SourceFile>(name.str(), text.str());
+  DiagnosticEngine diags(*p->file_);
+  std::unique_ptr<Module> ast = parseFile(*p->file_, diags);
+  if (!ast || diags.hasErrors())
+    return err(rendered(diags));
+  for (const auto &k : ast->kernels) {
+    KernelSignature sig;
+    sig.name = k->name;
+    for (const Param &param : k->params) {
+      ParamInfo info;
+      info.name = param.name;
+      info.isTensor = param.isTensor;
+      info.dtype = param.dtype;
+      for (const DimSpec &d : param.dims) {
+        info.dims.push_back(d.isName ? d.name : "");
+        info.literal.push_back(d.isName ? 0 : d.value);
+      }
+      sig.params.push_back(std::move(info));
+    }
+    p->kernels_.push_back(std::move(sig));
+  }
+  return p;
+}
+
+llvm::Expected<const KernelSignature &> Program::kernel(llvm::StringRef name) const {
+  if (name.empty()) {
+    if (kernels_.size() == 1)
+      return kernels_.front();
+    std::string names;
+    for (const auto &k : kernels_)
+      names += (names.empty() ? "" : ", ") + k.name;
+    return err(file().name() + " holds " + llvm::Twine(kernels_.size()) + " kernels (" + names +
+               "): pick one with --kernel");
+  }
+  for (const auto &k : kernels_)
+    if (k.name == name)
+      return k;
+  return err(file().name() + " has no kernel named '" + name + "'");
+}
+
+//===----------------------------------------------------------------------===//
+// The grid clause, evaluated on the host
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Integer values of the grid region: tile.dim of the arguments, integer
+/// scalars, constants and arith on them, with i32 wrap-around.
+llvm::Expected<std::array<int64_t, 3>> evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig,
+                                                    const CompileRequest &req) {
+  mlir::Region &region = kernel.getGrid();
+  if (region.empty())
+    return std::array<int64_t, 3>{1, 1, 1};
+  mlir::Block &block = region.front();
+  llvm::DenseMap<mlir::Value, int64_t> v;
+  auto dimOf = [&](unsigned arg, unsigned axis) -> llvm::Expected<int64_t> {
+    const ParamInfo &p = sig.params[arg];
+    if (axis >= p.dims.size())
+      return err("internal error: grid reads axis " + llvm::Twine(axis) + " of " + p.name);
+    if (p.dims[axis].empty())
+      return p.literal[axis];
+    auto it = req.dims.find(p.dims[axis]);
+    if (it == req.dims.end())
+      return err("internal error: no value for dim " + p.dims[axis]);
+    return it->second;
+  };
+  for (auto [i, arg] : llvm::enumerate(block.getArguments())) {
+    if (i >= sig.params.size())
+      return err("internal error: grid region arguments differ from the signature");
+    const ParamInfo &p = sig.params[i];
+    if (p.isTensor)
+      continue;
+    if (auto it = req.dims.find(p.name); it != req.dims.end())
+      v[arg] = it->second;
+  }
+  auto wrap = [](int64_t x) { return (int64_t)(int32_t)(uint32_t)(uint64_t)x; };
+  for (mlir::Operation &op : block) {
+    auto get = [&](unsigned i) -> llvm::Expected<int64_t> {
+      auto it = v.find(op.getOperand(i));
+      if (it == v.end())
+        return err("the grid clause uses a value the host cannot compute (" +
+                   op.getName().getStringRef() + ")");
+      return it->second;
+    };
+    if (auto y = llvm::dyn_cast<tile::YieldOp>(op)) {
+      std::array<int64_t, 3> g = {1, 1, 1};
+      for (unsigned i = 0; i < y->getNumOperands() && i < 3; ++i) {
+        auto x = get(i);
+        if (!x)
+          return x.takeError();
+        g[i] = *x;
+      }
+      return g;
+    }
+    if (op.getNumResults() != 1)
+      return err("the grid clause uses " + op.getName().getStringRef() + ", which the host cannot evaluate");
+    int64_t r;
+    if (auto d = llvm::dyn_cast<tile::DimOp>(op)) {
+      auto arg = llvm::dyn_cast<mlir::BlockArgument>(d.getTensor());
+      if (!arg)
+        return err("internal error: tile.dim of a non-argument in the grid clause");
+      auto x = dimOf(arg.getArgNumber(), d.getAxis());
+      if (!x)
+        return x.takeError();
+      r = *x;
+    } else if (auto c = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
+      auto i = llvm::dyn_cast<mlir::IntegerAttr>(c.getValue());
+      if (!i)
+        return err("the grid clause uses a non-integer constant");
+      r = i.getInt();
+    } else {
+      llvm::SmallVector<int64_t, 3> a;
+      for (unsigned i = 0; i < op.getNumOperands(); ++i) {
+        auto x = get(i);
+        if (!x)
+          return x.takeError();
+        a.push_back(*x);
+      }
+      llvm::StringRef n = op.getName().getStringRef();
+      auto div0 = [&]() { return err("the grid clause divides by zero for these sizes"); };
+      if (n == "arith.addi") r = a[0] + a[1];
+      else if (n == "arith.subi") r = a[0] - a[1];
+      else if (n == "arith.muli") r = a[0] * a[1];
+      else if (n == "arith.divsi" || n == "arith.divui" || n == "arith.ceildivsi" || n == "arith.floordivsi" ||
+               n == "arith.remsi" || n == "arith.remui") {
+        if (a[1] == 0)
+          return div0();
+        if (n == "arith.ceildivsi")
+          r = a[0] / a[1] + ((a[0] % a[1] != 0) && ((a[0] < 0) == (a[1] < 0)));
+        else if (n == "arith.floordivsi")
+          r = a[0] / a[1] - ((a[0] % a[1] != 0) && ((a[0] < 0) != (a[1] < 0)));
+        else if (n == "arith.remsi" || n == "arith.remui")
+          r = a[0] % a[1];
+        else
+          r = a[0] / a[1];
+      } else if (n == "arith.minsi" || n == "arith.minui") r = std::min(a[0], a[1]);
+      else if (n == "arith.maxsi" || n == "arith.maxui") r = std::max(a[0], a[1]);
+      else if (n == "arith.andi") r = a[0] & a[1];
+      else if (n == "arith.ori") r = a[0] | a[1];
+      else if (n == "arith.xori") r = a[0] ^ a[1];
+      else if (n == "arith.shli") r = a[0] << (a[1] & 31);
+      else if (n == "arith.shrsi") r = a[0] >> (a[1] & 31);
+      else if (n == "arith.select") r = a[0] ? a[1] : a[2];
+      else if (n == "arith.extsi" || n == "arith.extui" || n == "arith.trunci" || n == "arith.index_cast")
+        r = a[0];
+      else if (auto cmp = llvm::dyn_cast<mlir::arith::CmpIOp>(op)) {
+        using P = mlir::arith::CmpIPredicate;
+        switch (cmp.getPredicate()) {
+        case P::eq: r = a[0] == a[1]; break;
+        case P::ne: r = a[0] != a[1]; break;
+        case P::slt: case P::ult: r = a[0] < a[1]; break;
+        case P::sle: case P::ule: r = a[0] <= a[1]; break;
+        case P::sgt: case P::ugt: r = a[0] > a[1]; break;
+        default: r = a[0] >= a[1]; break;
+        }
+      } else {
+        return err("the grid clause uses " + n + ", which the host cannot evaluate");
+      }
+    }
+    v[op.getResult(0)] = op.getResult(0).getType().isInteger(1) ? (r & 1) : wrap(r);
+  }
+  return err("internal error: the grid region has no tile.yield");
+}
+
+std::string attrText(mlir::Attribute a) {
+  if (!a)
+    return "-";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  a.print(os);
+  return s;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Compiler
+//===----------------------------------------------------------------------===//
+
+Compiler::Compiler(DiskCache *cache) : cache_(cache) {
+  mlir::DialectRegistry registry;
+  pipeline::registerCodegenDialects(registry);
+  registerTileIRDialects(registry);
+  ctx_ = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
+  ctx_->loadAllAvailableDialects();
+}
+
+Compiler::~Compiler() = default;
+
+llvm::Expected<CompiledKernel> Compiler::compile(const Program &program, const CompileRequest &req) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto start = std::chrono::steady_clock::now();
+  auto sig = program.kernel(req.kernel);
+  if (!sig)
+    return sig.takeError();
+  DiagnosticEngine diags(program.file());
+  FrontendOptions fo;
+  fo.kernel = sig->name;
+  fo.spec.params = req.params;
+  fo.spec.dims = req.dims;
+  mlir::OwningOpRef<mlir::ModuleOp> module = buildTileModule(program.file(), fo, *ctx_, diags);
+  if (!module)
+    return err(rendered(diags));
+  tile::KernelOp kernel;
+  module->walk([&](tile::KernelOp k) {
+    if (k.getSymName() == sig->name)
+      kernel = k;
+  });
+  if (!kernel)
+    return err("internal error: the frontend produced no kernel " + sig->name);
+  CompiledKernel out;
+  out.entry = sig->name;
+  auto grid = evaluateGrid(kernel, *sig, req);
+  if (!grid)
+    return grid.takeError();
+  out.grid = *grid;
+  if (auto w = kernel->getAttrOfType<mlir::IntegerAttr>("tile.num_warps"))
+    out.numWarps = w.getInt();
+  // The key: everything the PTX depends on.
+  std::string keyText = compilerVersion() + "\nsource " + sha256Hex(program.file().text()) + "\nkernel " +
+                        sig->name + "\nparams " + attrText(kernel->getAttr("tile.params")) + "\ndims " +
+                        attrText(kernel->getAttr("tile.specialized_dims")) + "\naligned " +
+                        (req.aligned ? "1" : "0") + "\narch " + req.arch + "\nO" +
+                        std::to_string(req.optLevel) + "\ndriver " + std::to_string(req.driverVersion);
+  out.key = sha256Hex(keyText).substr(0, 40);
+  auto finish = [&] {
+    out.compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+  if (cache_)
+    if (std::optional<CacheEntry> hit = cache_->load(out.key)) {
+      out.ptx = std::move(hit->ptx);
+      out.entry = hit->entry;
+      out.numWarps = hit->numWarps;
+      out.sharedBytes = hit->sharedBytes;
+      out.fromDisk = true;
+      finish();
+      return out;
+    }
+  if (!req.aligned)
+    kernel->setAttr("tile.aligned", mlir::BoolAttr::get(ctx_.get(), false));
+  diags.clear();
+  {
+    DiagnosticEngine::MLIRHandler handler(diags, *ctx_, /*internal=*/false);
+    if (mlir::failed(pipeline::lowerToLLVMDialect(*module)))
+      return err(rendered(diags));
+  }
+  module->walk([&](mlir::LLVM::LLVMFuncOp fn) {
+    if (fn.getSymName() == sig->name)
+      if (auto b = fn->getAttrOfType<mlir::IntegerAttr>("tile.shared_bytes"))
+        out.sharedBytes = b.getInt();
+  });
+  auto ptx = pipeline::toPTX(*module, req.arch, req.optLevel);
+  if (!ptx)
+    return err("code generation failed: " + llvm::toString(ptx.takeError()));
+  out.ptx = std::move(*ptx);
+  if (cache_) {
+    CacheEntry e{out.entry, out.ptx, out.numWarps, out.sharedBytes};
+    if (llvm::Error e2 = cache_->store(out.key, e))
+      llvm::consumeError(std::move(e2)); // a read-only cache only costs recompiles
+  }
+  finish();
+  return out;
+}

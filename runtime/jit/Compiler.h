@@ -1,0 +1,104 @@
+//===- Compiler.h - compiling a kernel specialization to PTX ----*- C++ -*-===//
+//
+// The pure half of the runtime: from a .tile program, a kernel name and the
+// values of its dims, integer scalars and parameters, the PTX of that
+// specialization, its launch shape (warps, dynamic shared memory, the grid the
+// grid clause gives for these values) and a content-addressed key. No GPU is
+// needed. Compiled PTX is kept in an optional on-disk cache (DiskCache.h) under
+// that key, so a specialization is compiled once per machine.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_RUNTIME_JIT_COMPILER_H
+#define TESSERA_RUNTIME_JIT_COMPILER_H
+
+#include "lib/Support/DType.h"
+#include "lib/Support/Diagnostics.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+}
+
+namespace tessera::jit {
+
+class DiskCache;
+
+/// One kernel parameter as declared.
+struct ParamInfo {
+  std::string name;
+  bool isTensor = false;
+  DType dtype = DType::F32;
+  std::vector<std::string> dims; // per axis: the dim's name, or "" for a literal extent
+  std::vector<int64_t> literal;  // per axis: the literal extent (when dims[i] is "")
+};
+
+struct KernelSignature {
+  std::string name;
+  std::vector<ParamInfo> params;
+};
+
+/// A loaded .tile source and the signatures of its kernels.
+class Program {
+public:
+  /// Reads and parses `path`; syntax errors are rendered into the error.
+  static llvm::Expected<std::shared_ptr<Program>> fromFile(llvm::StringRef path);
+  static llvm::Expected<std::shared_ptr<Program>> fromSource(llvm::StringRef name, llvm::StringRef text);
+
+  const SourceFile &file() const { return *file_; }
+  const std::vector<KernelSignature> &kernels() const { return kernels_; }
+  /// The kernel called `name`, or the only one when `name` is empty.
+  llvm::Expected<const KernelSignature &> kernel(llvm::StringRef name) const;
+
+private:
+  std::unique_ptr<SourceFile> file_;
+  std::vector<KernelSignature> kernels_;
+};
+
+struct CompileRequest {
+  std::string kernel;
+  std::map<std::string, int64_t> params; // tune overrides (and num_warps, num_stages)
+  std::map<std::string, int64_t> dims;   // every dim and integer scalar, by name
+  bool aligned = true;                   // 16-byte alignment specialization
+  std::string arch = "sm_90a";
+  unsigned optLevel = 1;
+  int driverVersion = 0; // part of the cache key when known
+};
+
+struct CompiledKernel {
+  std::string key;   // content address: source, kernel, specialization, arch, versions
+  std::string entry; // the PTX .entry
+  std::string ptx;
+  unsigned numWarps = 4;
+  int64_t sharedBytes = 0;
+  std::array<int64_t, 3> grid = {1, 1, 1}; // for the request's dims and scalars
+  bool fromDisk = false;
+  double compileMs = 0; // frontend + (unless from disk) code generation
+};
+
+/// Compiles specializations; one MLIR context, used under a lock.
+class Compiler {
+public:
+  explicit Compiler(DiskCache *cache = nullptr);
+  ~Compiler();
+  llvm::Expected<CompiledKernel> compile(const Program &program, const CompileRequest &req);
+
+private:
+  std::unique_ptr<mlir::MLIRContext> ctx_;
+  DiskCache *cache_;
+  std::mutex mutex_;
+};
+
+/// The Tessera, LLVM and CUDA-toolkit versions that enter every cache key.
+std::string compilerVersion();
+
+} // namespace tessera::jit
+
+#endif

@@ -1,0 +1,109 @@
+//===- DiskCache.cpp - compiled kernels on disk -----------------*- C++ -*-===//
+#include "runtime/jit/DiskCache.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+using namespace tessera::jit;
+
+std::string tessera::jit::sha256Hex(llvm::StringRef data) {
+  auto digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(data));
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+std::string DiskCache::defaultDirectory() {
+  if (const char *d = getenv("TESSERA_CACHE_DIR"); d && *d)
+    return d;
+  if (const char *x = getenv("XDG_CACHE_HOME"); x && *x)
+    return (llvm::Twine(x) + "/tessera").str();
+  if (const char *h = getenv("HOME"); h && *h)
+    return (llvm::Twine(h) + "/.cache/tessera").str();
+  return "/tmp/tessera-cache";
+}
+
+DiskCache::DiskCache(std::string dir) : dir_(std::move(dir)) {
+  (void)llvm::sys::fs::create_directories(dir_);
+}
+
+std::string DiskCache::pathOf(llvm::StringRef key) const {
+  llvm::SmallString<256> p(dir_);
+  llvm::sys::path::append(p, key + ".tkc");
+  return std::string(p);
+}
+
+// Entry format: a text header of `name value` lines, a blank line, the PTX.
+static constexpr llvm::StringLiteral kMagic = "tessera-kernel-cache 1";
+
+std::optional<CacheEntry> DiskCache::load(llvm::StringRef key) const {
+  std::string path = pathOf(key);
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return std::nullopt;
+  llvm::StringRef all = (*buf)->getBuffer();
+  auto corrupt = [&]() -> std::optional<CacheEntry> {
+    ++corrupt_;
+    (void)llvm::sys::fs::remove(path);
+    return std::nullopt;
+  };
+  size_t split = all.find("\n\n");
+  if (!all.starts_with(kMagic) || split == llvm::StringRef::npos)
+    return corrupt();
+  llvm::StringRef header = all.take_front(split), ptx = all.drop_front(split + 2);
+  CacheEntry e;
+  std::string fileKey, sha;
+  size_t bytes = ~size_t(0);
+  llvm::SmallVector<llvm::StringRef> lines;
+  header.split(lines, '\n');
+  for (llvm::StringRef line : llvm::ArrayRef(lines).drop_front()) {
+    auto [name, value] = line.split(' ');
+    if (name == "key")
+      fileKey = value.str();
+    else if (name == "entry")
+      e.entry = value.str();
+    else if (name == "sha256")
+      sha = value.str();
+    else if (name == "warps" && value.getAsInteger(10, e.numWarps))
+      return corrupt();
+    else if (name == "shared" && value.getAsInteger(10, e.sharedBytes))
+      return corrupt();
+    else if (name == "bytes" && value.getAsInteger(10, bytes))
+      return corrupt();
+  }
+  if (fileKey != key || e.entry.empty() || bytes != ptx.size() || sha != sha256Hex(ptx))
+    return corrupt();
+  e.ptx = ptx.str();
+  return e;
+}
+
+llvm::Error DiskCache::store(llvm::StringRef key, const CacheEntry &e) const {
+  if (auto ec = llvm::sys::fs::create_directories(dir_))
+    return llvm::createStringError(ec, "cannot create the kernel cache " + dir_ + ": " + ec.message());
+  llvm::SmallString<256> tmp;
+  int fd;
+  llvm::SmallString<256> model(dir_);
+  llvm::sys::path::append(model, key + "-%%%%%%%%.tmp");
+  if (auto ec = llvm::sys::fs::createUniqueFile(model, fd, tmp))
+    return llvm::createStringError(ec, "cannot write to the kernel cache " + dir_ + ": " + ec.message());
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << kMagic << "\nkey " << key << "\nentry " << e.entry << "\nwarps " << e.numWarps << "\nshared "
+       << e.sharedBytes << "\nbytes " << e.ptx.size() << "\nsha256 " << sha256Hex(e.ptx) << "\n\n"
+       << e.ptx;
+    os.close();
+    if (os.has_error()) {
+      (void)llvm::sys::fs::remove(tmp);
+      return llvm::createStringError(os.error(), "cannot write " + tmp + ": " + os.error().message());
+    }
+  }
+  if (auto ec = llvm::sys::fs::rename(tmp, pathOf(key))) {
+    (void)llvm::sys::fs::remove(tmp);
+    return llvm::createStringError(ec, "cannot rename " + tmp + ": " + ec.message());
+  }
+  return llvm::Error::success();
+}

@@ -1,0 +1,52 @@
+//===- DiskCache.h - compiled kernels on disk -------------------*- C++ -*-===//
+//
+// A directory of compiled kernels, one file per content-addressed key. Writes
+// go to a unique temporary file that is then renamed over the entry, so that
+// several processes may share a directory: readers see a whole entry or none.
+// Each entry records its key and a SHA-256 of its PTX; an entry that fails
+// those checks (truncated, edited, another key) is treated as absent, removed,
+// and rebuilt by the caller.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_RUNTIME_JIT_DISKCACHE_H
+#define TESSERA_RUNTIME_JIT_DISKCACHE_H
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tessera::jit {
+
+struct CacheEntry {
+  std::string entry, ptx;
+  unsigned numWarps = 4;
+  int64_t sharedBytes = 0;
+};
+
+class DiskCache {
+public:
+  /// `dir` is created when missing. The default: $TESSERA_CACHE_DIR, else
+  /// $XDG_CACHE_HOME/tessera, else ~/.cache/tessera.
+  explicit DiskCache(std::string dir);
+  static std::string defaultDirectory();
+
+  std::optional<CacheEntry> load(llvm::StringRef key) const;
+  llvm::Error store(llvm::StringRef key, const CacheEntry &e) const;
+  std::string pathOf(llvm::StringRef key) const;
+  const std::string &directory() const { return dir_; }
+  /// Entries found corrupt (and removed) so far.
+  unsigned corruptEntries() const { return corrupt_; }
+
+private:
+  std::string dir_;
+  mutable unsigned corrupt_ = 0;
+};
+
+/// Lower-case hex SHA-256 of `data`.
+std::string sha256Hex(llvm::StringRef data);
+
+} // namespace tessera::jit
+
+#endif

@@ -1,0 +1,114 @@
+//===- Runtime.cpp - JIT-compile, load, bind and launch ---------*- C++ -*-===//
+#include "runtime/jit/Runtime.h"
+
+#include "llvm/ADT/Twine.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+using namespace tessera;
+using namespace tessera::jit;
+
+namespace {
+llvm::Error err(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &opts) {
+  auto ctx = cuda::Context::create(opts.device);
+  if (!ctx)
+    return ctx.takeError();
+  auto arch = ctx->arch();
+  if (!arch)
+    return arch.takeError();
+  std::unique_ptr<DiskCache> disk;
+  if (opts.cacheDir != "off")
+    disk = std::make_unique<DiskCache>(opts.cacheDir.empty() ? DiskCache::defaultDirectory() : opts.cacheDir);
+  return std::unique_ptr<Runtime>(new Runtime(std::move(*ctx), *arch, std::move(disk), opts.optLevel));
+}
+
+llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringRef kernelName,
+                                           llvm::ArrayRef<Arg> args, const LaunchOptions &opts) {
+  auto sigOr = program.kernel(kernelName);
+  if (!sigOr)
+    return sigOr.takeError();
+  const KernelSignature &sig = *sigOr;
+  auto bound = bindArguments(sig, args);
+  if (!bound)
+    return bound.takeError();
+  const std::map<std::string, int64_t> &dims = bound->dims;
+  bool aligned = bound->aligned;
+
+  // The launch signature: one lookup on repeat launches.
+  std::string sigKey;
+  sigKey.reserve(128);
+  sigKey.append(std::to_string((uintptr_t)&program)).append(1, '|').append(sig.name).append(aligned ? "|a" : "|u");
+  for (auto &[n, v] : opts.params)
+    sigKey.append(1, '|').append(n).append(1, '=').append(std::to_string(v));
+  sigKey.append(1, '#');
+  for (auto &[n, v] : dims)
+    sigKey.append(n).append(1, '=').append(std::to_string(v)).append(1, ',');
+  LaunchInfo info;
+  auto found = prepared_.find(sigKey);
+  if (found == prepared_.end()) {
+    CompileRequest req;
+    req.kernel = sig.name;
+    req.params = opts.params;
+    req.dims = dims;
+    req.aligned = aligned;
+    req.arch = arch_;
+    req.optLevel = optLevel_;
+    if (auto d = cuda::driver())
+      req.driverVersion = d->version;
+    else
+      return d.takeError();
+    auto ck = compiler_.compile(program, req);
+    if (!ck)
+      return ck.takeError();
+    info.compiled = true;
+    info.fromDisk = ck->fromDisk;
+    info.compileMs = ck->compileMs;
+    auto &slot = loaded_[ck->key];
+    if (!slot) {
+      auto t0 = std::chrono::steady_clock::now();
+      auto mod = cuda::Module::load(ck->ptx);
+      if (!mod)
+        return mod.takeError();
+      auto fn = mod->function(ck->entry);
+      if (!fn)
+        return fn.takeError();
+      if (ck->sharedBytes > 48 * 1024) {
+        const cuda::DriverAPI &api = *cuda::driver();
+        if (llvm::Error e = cuda::check(api.cuFuncSetAttribute(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                                (int)ck->sharedBytes),
+                                        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"))
+          return std::move(e);
+      }
+      info.loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      slot = std::make_unique<Loaded>(Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes, ck->key});
+    }
+    found = prepared_.emplace(sigKey, Prepared{slot.get(), ck->grid}).first;
+  }
+  const Prepared &prep = found->second;
+  info.grid = prep.grid;
+  info.threads = 32 * prep.loaded->numWarps;
+  info.sharedBytes = prep.loaded->sharedBytes;
+  info.key = prep.loaded->key;
+  for (int64_t g : prep.grid) {
+    if (g <= 0)
+      return info; // no programs: nothing to launch
+    if (g > INT32_MAX)
+      return err("the grid clause of '" + sig.name + "' gives " + llvm::Twine(g) + " programs on one axis");
+  }
+  const cuda::DriverAPI &api = *cuda::driver();
+  if (llvm::Error e = cuda::check(api.cuLaunchKernel(prep.loaded->fn, (unsigned)prep.grid[0], (unsigned)prep.grid[1],
+                                                     (unsigned)prep.grid[2], info.threads, 1, 1,
+                                                     (unsigned)prep.loaded->sharedBytes, opts.stream,
+                                                     bound->pointers.data(), nullptr),
+                                  "cuLaunchKernel(" + sig.name + ")"))
+    return std::move(e);
+  return info;
+}

@@ -1,0 +1,94 @@
+//===- Runtime.h - JIT-compile, load, bind and launch -----------*- C++ -*-===//
+//
+// The C++ API: a Runtime owns a device's context, a Compiler with its disk cache
+// and an in-memory cache of loaded kernels. `launch` binds arguments (dtype,
+// rank, equal named dims, last-axis contiguity, the alignment specialization),
+// compiles the specialization on first use (frontend, code generation, PTX
+// loaded through the driver's JIT), sets dynamic shared memory above 48 KiB,
+// and launches with the grid the kernel's grid clause gives. A repeat launch
+// with the same sizes, parameters and alignment finds everything in one hash
+// lookup and never recompiles.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_RUNTIME_JIT_RUNTIME_H
+#define TESSERA_RUNTIME_JIT_RUNTIME_H
+
+#include "runtime/cuda/Handles.h"
+#include "runtime/jit/Bind.h"
+#include "runtime/jit/Compiler.h"
+#include "runtime/jit/DiskCache.h"
+
+#include <memory>
+#include <optional>
+#include <unordered_map>
+
+namespace tessera::jit {
+
+
+struct LaunchOptions {
+  std::map<std::string, int64_t> params; // tune overrides
+  CUstream stream = nullptr;
+};
+
+/// What one launch did.
+struct LaunchInfo {
+  bool compiled = false;  // this launch compiled (or loaded) the kernel
+  bool fromDisk = false;  // ... from the disk cache
+  double compileMs = 0;   // frontend + codegen, or frontend + disk read
+  double loadMs = 0;      // cuModuleLoadDataEx (the driver's PTX JIT)
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  unsigned threads = 0;
+  int64_t sharedBytes = 0;
+  std::string key;
+};
+
+struct RuntimeOptions {
+  int device = 0;
+  /// The disk cache directory; empty: DiskCache::defaultDirectory(). "off": none.
+  std::string cacheDir;
+  unsigned optLevel = 1;
+};
+
+class Runtime {
+public:
+  /// Fails with a cuda::EnvironmentError without a driver or GPU.
+  static llvm::Expected<std::unique_ptr<Runtime>> create(const RuntimeOptions &opts = {});
+
+  llvm::Expected<LaunchInfo> launch(const Program &program, llvm::StringRef kernel, llvm::ArrayRef<Arg> args,
+                                    const LaunchOptions &opts = {});
+
+  const cuda::Context &context() const { return ctx_; }
+  const std::string &arch() const { return arch_; }
+  Compiler &compiler() { return compiler_; }
+  DiskCache *diskCache() { return disk_.get(); }
+  /// Loaded specializations and compiles so far.
+  size_t loadedKernels() const { return loaded_.size(); }
+
+private:
+  struct Loaded {
+    cuda::Module module;
+    CUfunction fn = nullptr;
+    unsigned numWarps = 4;
+    int64_t sharedBytes = 0;
+    std::string key;
+  };
+  struct Prepared {
+    Loaded *loaded = nullptr;
+    std::array<int64_t, 3> grid = {1, 1, 1};
+  };
+  Runtime(cuda::Context ctx, std::string arch, std::unique_ptr<DiskCache> disk, unsigned optLevel)
+      : ctx_(std::move(ctx)), arch_(std::move(arch)), disk_(std::move(disk)), compiler_(disk_.get()),
+        optLevel_(optLevel) {}
+
+  cuda::Context ctx_;
+  std::string arch_;
+  std::unique_ptr<DiskCache> disk_;
+  Compiler compiler_;
+  unsigned optLevel_;
+  std::unordered_map<std::string, std::unique_ptr<Loaded>> loaded_; // by content key
+  std::unordered_map<std::string, Prepared> prepared_;              // by launch signature
+};
+
+} // namespace tessera::jit
+
+#endif

@@ -1,0 +1,310 @@
+//===- RuntimeTest.cpp - the GPU-free parts of the runtime ------*- C++ -*-===//
+//
+// .npy files, the disk cache, specialization keys and grids of the compiler,
+// argument binding, and the driver loader's behaviour without a driver.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Support/Npy.h"
+#include "runtime/cuda/Driver.h"
+#include "runtime/jit/Bind.h"
+#include "runtime/jit/Compiler.h"
+#include "runtime/jit/DiskCache.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace tessera;
+using namespace tessera::jit;
+
+namespace {
+
+std::string tempDir(const char *tag) {
+  llvm::SmallString<128> dir;
+  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory(tag, dir));
+  return std::string(dir);
+}
+
+std::shared_ptr<Program> example(const char *name) {
+  auto p = Program::fromFile(std::string(TESSERA_SOURCE_DIR) + "/examples/" + name);
+  EXPECT_TRUE((bool)p) << (p ? "" : llvm::toString(p.takeError()));
+  return p ? *p : nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// .npy
+//===----------------------------------------------------------------------===//
+
+struct NpyCase {
+  const char *name;
+  DType dtype;
+  std::vector<int64_t> shape;
+};
+
+class Npy : public ::testing::TestWithParam<NpyCase> {};
+
+TEST_P(Npy, RoundTrips) {
+  NpyArray a;
+  a.dtype = GetParam().dtype;
+  a.shape = GetParam().shape;
+  a.data.resize(a.numElements() * dtypeBytes(a.dtype));
+  for (size_t i = 0; i < a.data.size(); ++i)
+    a.data[i] = (char)(i * 37 + 11);
+  std::string bytes = serializeNpy(a);
+  EXPECT_EQ((bytes.size() - a.data.size()) % 64, 0u) << "data starts 64-byte aligned";
+  auto b = parseNpy(bytes, "t.npy");
+  ASSERT_TRUE((bool)b) << llvm::toString(b.takeError());
+  EXPECT_EQ(b->dtype, a.dtype);
+  EXPECT_EQ(b->shape, a.shape);
+  EXPECT_EQ(b->data, a.data);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, Npy,
+                         ::testing::Values(NpyCase{"f32_2d", DType::F32, {3, 5}}, NpyCase{"f16_1d", DType::F16, {7}},
+                                           NpyCase{"bf16_3d", DType::BF16, {2, 3, 4}},
+                                           NpyCase{"i32_scalar", DType::I32, {}},
+                                           NpyCase{"i64_empty", DType::I64, {0, 4}},
+                                           NpyCase{"bool_1d", DType::Bool, {9}}),
+                         [](const auto &info) { return std::string(info.param.name); });
+
+TEST(NpyErrors, NameTheProblem) {
+  auto bad = [](std::string bytes) {
+    auto r = parseNpy(bytes, "in.npy");
+    EXPECT_FALSE((bool)r);
+    return r ? std::string() : llvm::toString(r.takeError());
+  };
+  EXPECT_NE(bad("PK\x03\x04 a zip file").find("in.npy: not a .npy array"), std::string::npos);
+  NpyArray a;
+  a.shape = {4};
+  a.data.resize(16);
+  std::string ok = serializeNpy(a);
+  std::string f64 = ok;
+  f64.replace(f64.find("<f4"), 3, "<f8");
+  EXPECT_NE(bad(f64).find("dtype '<f8'"), std::string::npos);
+  std::string fortran = ok;
+  fortran.replace(fortran.find("False"), 5, "True ");
+  EXPECT_NE(bad(fortran).find("Fortran order"), std::string::npos);
+  EXPECT_NE(bad(ok.substr(0, ok.size() - 3)).find("truncated (13 of 16 bytes)"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Disk cache
+//===----------------------------------------------------------------------===//
+
+TEST(DiskCache, StoresLoadsAndRebuildsCorruptEntries) {
+  DiskCache cache(tempDir("tessera-cache-test"));
+  CacheEntry e{"softmax", ".version 9.0\n.target sm_90a\n", 8, 4096};
+  EXPECT_FALSE(cache.load("k1").has_value());
+  ASSERT_FALSE((bool)cache.store("k1", e));
+  auto got = cache.load("k1");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->ptx, e.ptx);
+  EXPECT_EQ(got->entry, "softmax");
+  EXPECT_EQ(got->numWarps, 8u);
+  EXPECT_EQ(got->sharedBytes, 4096);
+  // Flip one byte of the PTX: the entry no longer matches its checksum.
+  std::string path = cache.pathOf("k1");
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  ASSERT_TRUE((bool)buf);
+  std::string text = (*buf)->getBuffer().str();
+  text[text.size() - 3] ^= 1;
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << text;
+  }
+  EXPECT_FALSE(cache.load("k1").has_value());
+  EXPECT_EQ(cache.corruptEntries(), 1u);
+  EXPECT_FALSE(llvm::sys::fs::exists(path)) << "a corrupt entry is removed";
+  // An entry renamed to another key is not served under it.
+  ASSERT_FALSE((bool)cache.store("k2", e));
+  ASSERT_FALSE(llvm::sys::fs::rename(cache.pathOf("k2"), cache.pathOf("k3")));
+  EXPECT_FALSE(cache.load("k3").has_value());
+}
+
+//===----------------------------------------------------------------------===//
+// Compiler: keys, grids, the disk cache
+//===----------------------------------------------------------------------===//
+
+TEST(Compiler, OneSpecializationServesEverySizeWithTheSameValues) {
+  auto prog = example("vector_add.tile");
+  ASSERT_TRUE(prog);
+  Compiler c;
+  CompileRequest r;
+  r.dims = {{"N", 1000}};
+  auto a = c.compile(*prog, r);
+  ASSERT_TRUE((bool)a) << llvm::toString(a.takeError());
+  r.dims = {{"N", 5000}};
+  auto b = c.compile(*prog, r);
+  ASSERT_TRUE((bool)b) << llvm::toString(b.takeError());
+  EXPECT_EQ(a->key, b->key) << "N is not specialized on";
+  EXPECT_EQ(a->grid[0], 1);
+  EXPECT_EQ(b->grid[0], 5); // cdiv(5000, 1024)
+  EXPECT_NE(a->ptx.find(".entry vector_add"), std::string::npos);
+  r.aligned = false;
+  auto u = c.compile(*prog, r);
+  ASSERT_TRUE((bool)u);
+  EXPECT_NE(u->key, a->key) << "alignment is part of the specialization";
+  EXPECT_EQ(u->ptx.find("ld.global.v4"), std::string::npos);
+}
+
+TEST(Compiler, WhereValuesAndParamsChangeTheKey) {
+  auto prog = example("softmax.tile");
+  ASSERT_TRUE(prog);
+  Compiler c;
+  CompileRequest r;
+  r.dims = {{"M", 64}, {"N", 1000}};
+  auto a = c.compile(*prog, r);
+  ASSERT_TRUE((bool)a) << llvm::toString(a.takeError());
+  r.dims = {{"M", 64}, {"N", 1024}}; // same BN = next_pow2(N)
+  auto b = c.compile(*prog, r);
+  r.dims = {{"M", 64}, {"N", 4096}};
+  auto d = c.compile(*prog, r);
+  r.params = {{"num_warps", 8}};
+  auto w = c.compile(*prog, r);
+  ASSERT_TRUE(b && d && w);
+  EXPECT_EQ(a->key, b->key);
+  EXPECT_NE(a->key, d->key);
+  EXPECT_NE(d->key, w->key);
+  EXPECT_EQ(a->grid[0], 64);
+  EXPECT_EQ(w->numWarps, 8u);
+}
+
+TEST(Compiler, TheDiskCacheSkipsCodeGeneration) {
+  auto prog = example("matmul.tile");
+  ASSERT_TRUE(prog);
+  DiskCache cache(tempDir("tessera-cache-test"));
+  CompileRequest r;
+  r.dims = {{"M", 300}, {"N", 200}, {"K", 130}};
+  Compiler first(&cache);
+  auto a = first.compile(*prog, r);
+  ASSERT_TRUE((bool)a) << llvm::toString(a.takeError());
+  EXPECT_FALSE(a->fromDisk);
+  Compiler second(&cache); // another process, as far as the cache knows
+  auto b = second.compile(*prog, r);
+  ASSERT_TRUE((bool)b);
+  EXPECT_TRUE(b->fromDisk);
+  EXPECT_EQ(a->ptx, b->ptx);
+  EXPECT_EQ(a->sharedBytes, b->sharedBytes);
+  EXPECT_GT(a->sharedBytes, 0);
+  EXPECT_EQ(b->grid, (std::array<int64_t, 3>{3, 2, 1})); // cdiv(300,128), cdiv(200,128)
+}
+
+TEST(Compiler, ProgramErrorsArriveLocated) {
+  auto prog = Program::fromSource("bad.tile", "kernel k(x: tensor<f32, [N]>) grid [1] {\n"
+                                              "  store(x, [0], load(x, [0], [64]) + y);\n}\n");
+  ASSERT_TRUE((bool)prog);
+  Compiler c;
+  CompileRequest r;
+  r.dims = {{"N", 64}};
+  auto a = c.compile(**prog, r);
+  ASSERT_FALSE((bool)a);
+  std::string msg = llvm::toString(a.takeError());
+  EXPECT_NE(msg.find("bad.tile:2:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("error:"), std::string::npos) << msg;
+  auto syntax = Program::fromSource("syntax.tile", "kernel k( {");
+  ASSERT_FALSE((bool)syntax);
+  EXPECT_NE(llvm::toString(syntax.takeError()).find("syntax.tile:1:"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Binding
+//===----------------------------------------------------------------------===//
+
+class Bind : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto p = Program::fromSource("b.tile",
+                                 "kernel k(a: tensor<bf16, [M, K]>, b: tensor<bf16, [K, 64]>, s: f32, n: i32, f: bool)\n"
+                                 "  grid [cdiv(M, 64)] { store(a, [0, 0], load(a, [0, 0], [64, 64])); }\n");
+    ASSERT_TRUE((bool)p) << llvm::toString(p.takeError());
+    prog = *p;
+  }
+  std::vector<Arg> good() {
+    return {TensorArg{0x10000, DType::BF16, {100, 32}, {}}, TensorArg{0x20000, DType::BF16, {32, 64}, {}},
+            ScalarArg::of(0.5), ScalarArg::of(7), ScalarArg::of(1)};
+  }
+  std::string error(const std::vector<Arg> &args) {
+    auto b = bindArguments(prog->kernels()[0], args);
+    return b ? std::string("bound") : llvm::toString(b.takeError());
+  }
+  std::shared_ptr<Program> prog;
+};
+
+TEST_F(Bind, PacksTheAbi) {
+  auto b = bindArguments(prog->kernels()[0], good());
+  ASSERT_TRUE((bool)b) << llvm::toString(b.takeError());
+  // a: ptr, 2 extents, 1 stride; b: the same; then 3 scalars.
+  EXPECT_EQ(b->slots.size(), 4u + 4u + 3u);
+  EXPECT_EQ(b->slots[0], 0x10000u);
+  EXPECT_EQ((int32_t)b->slots[1], 100);
+  EXPECT_EQ((int64_t)b->slots[3], 32); // a's row stride, in elements
+  float s;
+  std::memcpy(&s, &b->slots[8], 4);
+  EXPECT_EQ(s, 0.5f);
+  EXPECT_EQ(b->dims.at("M"), 100);
+  EXPECT_EQ(b->dims.at("K"), 32);
+  EXPECT_EQ(b->dims.at("n"), 7);
+  EXPECT_TRUE(b->aligned);
+  EXPECT_EQ(b->pointers.size(), b->slots.size());
+}
+
+TEST_F(Bind, RejectsMismatches) {
+  auto args = good();
+  std::get<TensorArg>(args[1]).shape = {33, 64};
+  EXPECT_NE(error(args).find("dim K is 32 in a but 33 in b"), std::string::npos) << error(args);
+  args = good();
+  std::get<TensorArg>(args[1]).shape = {32, 65};
+  EXPECT_NE(error(args).find("must have extent 64 on axis 1, got 65"), std::string::npos);
+  args = good();
+  std::get<TensorArg>(args[0]).dtype = DType::F16;
+  EXPECT_NE(error(args).find("'a' must hold bf16, got f16"), std::string::npos);
+  args = good();
+  std::get<TensorArg>(args[0]).shape = {100};
+  EXPECT_NE(error(args).find("rank 2, got rank 1"), std::string::npos);
+  args = good();
+  std::get<TensorArg>(args[0]).strides = {1, 100};
+  EXPECT_NE(error(args).find("contiguous along its last axis"), std::string::npos);
+  args = good();
+  args[3] = ScalarArg::of(2.5);
+  EXPECT_NE(error(args).find("'n' is a i32"), std::string::npos);
+  args = good();
+  args[4] = ScalarArg::of(3);
+  EXPECT_NE(error(args).find("'f' is a bool"), std::string::npos);
+  args = good();
+  args.pop_back();
+  EXPECT_NE(error(args).find("takes 5 arguments, got 4"), std::string::npos);
+  args = good();
+  args[2] = TensorArg{};
+  EXPECT_NE(error(args).find("'s' of 'k' is a f32 scalar, got a tensor"), std::string::npos);
+}
+
+TEST_F(Bind, DetectsUnalignedTensors) {
+  auto args = good();
+  std::get<TensorArg>(args[0]).data = 0x10008; // 8-byte aligned only
+  EXPECT_FALSE(bindArguments(prog->kernels()[0], args)->aligned);
+  args = good();
+  std::get<TensorArg>(args[0]).shape = {100, 36}; // 72-byte rows
+  std::get<TensorArg>(args[1]).shape = {36, 64};
+  EXPECT_FALSE(bindArguments(prog->kernels()[0], args)->aligned);
+}
+
+//===----------------------------------------------------------------------===//
+// The driver loader
+//===----------------------------------------------------------------------===//
+
+TEST(Driver, WithoutADriverTheErrorSaysSo) {
+  if (const char *lib = getenv("TESSERA_LIBCUDA"); !lib || *lib)
+    if (cuda::driver()) // a GPU machine: this test is about machines without one
+      GTEST_SKIP() << "a CUDA driver is present";
+  auto d = cuda::driver();
+  ASSERT_FALSE((bool)d);
+  llvm::Error e = d.takeError();
+  EXPECT_TRUE(cuda::isEnvironmentError(e));
+  std::string msg = llvm::toString(std::move(e));
+  EXPECT_TRUE(msg.find("NVIDIA driver") != std::string::npos || msg.find("GPU") != std::string::npos) << msg;
+}
+
+} // namespace
