@@ -33,7 +33,8 @@ namespace tessera::cuda {
   X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8) X(cuMemcpyDtoDAsync)                  \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)                \
   X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)              \
-  X(cuGetErrorName) X(cuGetErrorString)
+  X(cuGetErrorName) X(cuGetErrorString) X(cuLinkCreate) X(cuLinkAddData) X(cuLinkComplete)          \
+  X(cuLinkDestroy)
 
 struct DriverAPI {
 #define TESSERA_CUDA_DECLARE(name) decltype(&::name) name = nullptr;

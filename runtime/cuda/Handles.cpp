@@ -153,6 +153,37 @@ Expected<Module> Module::load(llvm::StringRef image) {
   return Module(m);
 }
 
+Expected<std::string> tessera::cuda::compilePTX(llvm::StringRef ptx) {
+  auto d = driver();
+  if (!d)
+    return d.takeError();
+  static constexpr size_t kLog = 16384;
+  std::string errLog(kLog, '\0');
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *vals[] = {errLog.data(), reinterpret_cast<void *>(kLog)};
+  CUlinkState link = nullptr;
+  if (Error e = check(d->cuLinkCreate(2, opts, vals, &link), "cuLinkCreate"))
+    return std::move(e);
+  struct Destroy {
+    const DriverAPI &api;
+    CUlinkState s;
+    ~Destroy() { (void)api.cuLinkDestroy(s); }
+  } guard{*d, link};
+  std::string text = ptx.str();
+  auto logged = [&](CUresult rc, const char *call) {
+    return check(rc, call, llvm::StringRef(errLog.c_str()));
+  };
+  if (Error e = logged(d->cuLinkAddData(link, CU_JIT_INPUT_PTX, text.data(), text.size() + 1, "tessera.ptx", 0,
+                                        nullptr, nullptr),
+                       "cuLinkAddData"))
+    return std::move(e);
+  void *cubin = nullptr;
+  size_t size = 0;
+  if (Error e = logged(d->cuLinkComplete(link, &cubin, &size), "cuLinkComplete"))
+    return std::move(e);
+  return std::string(static_cast<const char *>(cubin), size); // owned by the link state: copy
+}
+
 Module &Module::operator=(Module &&o) noexcept {
   if (this != &o) {
     this->~Module();

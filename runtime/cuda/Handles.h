@@ -68,6 +68,10 @@ private:
   size_t bytes_ = 0;
 };
 
+/// The cubin the driver's JIT makes of `ptx` for the current context's GPU
+/// (cuLink*, so that it can be cached); errors carry the JIT error log.
+llvm::Expected<std::string> compilePTX(llvm::StringRef ptx);
+
 /// A loaded module (PTX JIT-compiled by the driver, or a cubin).
 class Module {
 public:

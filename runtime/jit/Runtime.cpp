@@ -74,7 +74,25 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
     auto &slot = loaded_[ck->key];
     if (!slot) {
       auto t0 = std::chrono::steady_clock::now();
-      auto mod = cuda::Module::load(ck->ptx);
+      // The driver's JIT output is cached beside the PTX (the key holds the
+      // driver version and arch), so that a new process loads a cubin.
+      std::string cubinKey = ck->key + "-cubin";
+      std::string image;
+      if (disk_)
+        if (auto hit = disk_->load(cubinKey))
+          image = std::move(hit->ptx);
+      if (image.empty()) {
+        auto cubin = cuda::compilePTX(ck->ptx);
+        if (!cubin)
+          return cubin.takeError();
+        image = std::move(*cubin);
+        if (disk_)
+          if (llvm::Error e = disk_->store(cubinKey, CacheEntry{ck->entry, image, ck->numWarps, ck->sharedBytes}))
+            llvm::consumeError(std::move(e));
+      } else {
+        info.cubinFromDisk = true;
+      }
+      auto mod = cuda::Module::load(image);
       if (!mod)
         return mod.takeError();
       auto fn = mod->function(ck->entry);

@@ -34,8 +34,9 @@ struct LaunchOptions {
 struct LaunchInfo {
   bool compiled = false;  // this launch compiled (or loaded) the kernel
   bool fromDisk = false;  // ... from the disk cache
+  bool cubinFromDisk = false; // the driver's JIT output came from the disk cache
   double compileMs = 0;   // frontend + codegen, or frontend + disk read
-  double loadMs = 0;      // cuModuleLoadDataEx (the driver's PTX JIT)
+  double loadMs = 0;      // the driver's PTX JIT (cuLink) unless cached, and cuModuleLoadDataEx
   std::array<int64_t, 3> grid = {1, 1, 1};
   unsigned threads = 0;
   int64_t sharedBytes = 0;

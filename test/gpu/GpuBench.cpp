@@ -136,8 +136,9 @@ int main() {
     auto info = must(r.launch(*prog, "", args));
     must(cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize"));
     double ms = wallMs(t0);
-    printf("BENCH first launch %s %s: %.1f ms (compile %.1f ms%s, load %.1f ms)\n", file.c_str(), what, ms,
-           info.compileMs, info.fromDisk ? " from the disk cache" : "", info.loadMs);
+    printf("BENCH first launch %s %s: %.1f ms (compile %.1f ms%s, load %.1f ms%s)\n", file.c_str(), what, ms,
+           info.compileMs, info.fromDisk ? " from the disk cache" : "", info.loadMs,
+           info.cubinFromDisk ? ", cubin from the disk cache" : ", driver JIT");
   };
   {
     // N=1500: BN=2048, a specialization section 1 did not compile.
