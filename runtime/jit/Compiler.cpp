@@ -6,6 +6,7 @@
 #include "compiler/Frontend/Parser.h"
 #include "compiler/IRGen/IRGen.h"
 #include "dialects/Tile/TileDialect.h"
+#include "lib/Interpreter/Interpreter.h"
 #include "lib/Pipeline/Pipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -246,27 +247,69 @@ Compiler::Compiler(DiskCache *cache) : cache_(cache) {
 
 Compiler::~Compiler() = default;
 
+namespace {
+/// The frontend's specialized tile IR for one kernel.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> specialize(const Program &program, const KernelSignature &sig,
+                                                             const CompileRequest &req, mlir::MLIRContext &ctx,
+                                                             tile::KernelOp &kernel) {
+  DiagnosticEngine diags(program.file());
+  FrontendOptions fo;
+  fo.kernel = sig.name;
+  fo.spec.params = req.params;
+  fo.spec.dims = req.dims;
+  mlir::OwningOpRef<mlir::ModuleOp> module = buildTileModule(program.file(), fo, ctx, diags);
+  if (!module)
+    return err(rendered(diags));
+  kernel = nullptr;
+  module->walk([&](tile::KernelOp k) {
+    if (k.getSymName() == sig.name)
+      kernel = k;
+  });
+  if (!kernel)
+    return err("internal error: the frontend produced no kernel " + sig.name);
+  return std::move(module);
+}
+} // namespace
+
+llvm::Expected<std::array<int64_t, 3>> Compiler::interpret(const Program &program, const CompileRequest &req,
+                                                           llvm::ArrayRef<interp::Arg> args, unsigned threads,
+                                                           llvm::raw_ostream *out) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto sig = program.kernel(req.kernel);
+  if (!sig)
+    return sig.takeError();
+  tile::KernelOp kernel;
+  auto module = specialize(program, *sig, req, *ctx_, kernel);
+  if (!module)
+    return module.takeError();
+  auto grid = evaluateGrid(kernel, *sig, req);
+  if (!grid)
+    return grid.takeError();
+  DiagnosticEngine diags(program.file());
+  interp::Options opts;
+  opts.grid = *grid;
+  opts.threads = threads;
+  opts.out = out;
+  {
+    DiagnosticEngine::MLIRHandler handler(diags, *ctx_, /*internal=*/false);
+    if (mlir::failed(interp::run(kernel, args, opts)))
+      return err(rendered(diags));
+  }
+  return *grid;
+}
+
 llvm::Expected<CompiledKernel> Compiler::compile(const Program &program, const CompileRequest &req) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto start = std::chrono::steady_clock::now();
   auto sig = program.kernel(req.kernel);
   if (!sig)
     return sig.takeError();
-  DiagnosticEngine diags(program.file());
-  FrontendOptions fo;
-  fo.kernel = sig->name;
-  fo.spec.params = req.params;
-  fo.spec.dims = req.dims;
-  mlir::OwningOpRef<mlir::ModuleOp> module = buildTileModule(program.file(), fo, *ctx_, diags);
-  if (!module)
-    return err(rendered(diags));
   tile::KernelOp kernel;
-  module->walk([&](tile::KernelOp k) {
-    if (k.getSymName() == sig->name)
-      kernel = k;
-  });
-  if (!kernel)
-    return err("internal error: the frontend produced no kernel " + sig->name);
+  auto moduleOr = specialize(program, *sig, req, *ctx_, kernel);
+  if (!moduleOr)
+    return moduleOr.takeError();
+  mlir::OwningOpRef<mlir::ModuleOp> module = std::move(*moduleOr);
+  DiagnosticEngine diags(program.file());
   CompiledKernel out;
   out.entry = sig->name;
   auto grid = evaluateGrid(kernel, *sig, req);

@@ -26,6 +26,9 @@
 namespace mlir {
 class MLIRContext;
 }
+namespace tessera::interp {
+struct Arg;
+}
 
 namespace tessera::jit {
 
@@ -89,6 +92,11 @@ public:
   explicit Compiler(DiskCache *cache = nullptr);
   ~Compiler();
   llvm::Expected<CompiledKernel> compile(const Program &program, const CompileRequest &req);
+  /// Runs the specialization `req` describes in the CPU interpreter on host
+  /// tensors; returns the grid it ran. Faults are rendered like compile errors.
+  llvm::Expected<std::array<int64_t, 3>> interpret(const Program &program, const CompileRequest &req,
+                                                   llvm::ArrayRef<interp::Arg> args, unsigned threads,
+                                                   llvm::raw_ostream *out);
 
 private:
   std::unique_ptr<mlir::MLIRContext> ctx_;

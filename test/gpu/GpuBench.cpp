@@ -149,13 +149,20 @@ int main() {
     std::vector<int64_t> qs = {1, 4, 1000, 128};
     auto q = must(DeviceTensor::upload(HostTensor(DType::BF16, qs).random(rng)));
     auto o = must(DeviceTensor::poisoned(DType::BF16, qs));
+    std::vector<int64_t> qs64 = {1, 4, 1000, 64};
+    auto q64 = must(DeviceTensor::upload(HostTensor(DType::BF16, qs64).random(rng)));
+    auto o64 = must(DeviceTensor::poisoned(DType::BF16, qs64));
     firstLaunch(*rt, "(cold)", "examples/softmax.tile", {x.arg(), y.arg()});
     firstLaunch(*rt, "(cold)", "examples/matmul.tile", {a.arg(), a.arg(), cm.arg()});
-    firstLaunch(*rt, "(cold)", "examples/attention.tile", {q.arg(), q.arg(), q.arg(), o.arg(), jit::ScalarArg::of(0.1)});
+    firstLaunch(*rt, "(cold) D=128", "examples/attention.tile", {q.arg(), q.arg(), q.arg(), o.arg(), jit::ScalarArg::of(0.1)});
+    firstLaunch(*rt, "(cold) D=64", "examples/attention.tile",
+                {q64.arg(), q64.arg(), q64.arg(), o64.arg(), jit::ScalarArg::of(0.1)});
+    firstLaunch(*rt, "(cold) D=64", "examples/causal_attention.tile",
+                {q64.arg(), q64.arg(), q64.arg(), o64.arg(), jit::ScalarArg::of(0.1)});
     // A new process with the same disk cache: no code generation.
     auto rt2 = must(jit::Runtime::create(ro));
     firstLaunch(*rt2, "(disk cache)", "examples/softmax.tile", {x.arg(), y.arg()});
-    firstLaunch(*rt2, "(disk cache)", "examples/attention.tile",
+    firstLaunch(*rt2, "(disk cache) D=128", "examples/attention.tile",
                 {q.arg(), q.arg(), q.arg(), o.arg(), jit::ScalarArg::of(0.1)});
   }
 

@@ -1,9 +1,11 @@
 //===- Run.cpp - tessera run ------------------------------------*- C++ -*-===//
 //
 // `tessera run FILE --arg NAME=PATH.npy... --scalar NAME=V... [--param NAME=V]
-// [--out NAME=PATH.npy]`: reads every tensor argument from a .npy file (checking
-// dtype and rank against the kernel), copies them to the GPU, JIT-compiles and
-// launches the kernel through the runtime, and writes the --out tensors back.
+// [--out NAME=PATH.npy] [--interpret]`: reads every tensor argument from a .npy
+// file (checking dtype and rank against the kernel), copies them to the GPU,
+// JIT-compiles and launches the kernel through the runtime (or, with
+// --interpret, runs it in the CPU interpreter on the host arrays), and writes
+// the --out tensors back.
 // Bad programs and arguments exit 1; a machine without a driver or GPU exits 2
 // with a message saying which.
 //
@@ -11,6 +13,7 @@
 #include "compiler/tools/tessera/Driver.h"
 
 #include "lib/Support/Npy.h"
+#include "runtime/jit/Interpret.h"
 #include "runtime/jit/Runtime.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -72,8 +75,6 @@ int tessera::runRun(const RunOptions &opts) {
       return fail("--param expects NAME=INTEGER, got '" + n + "=" + v + "'");
     params[n] = x;
   }
-  if (opts.interpret)
-    return fail("--interpret: the CPU interpreter is not part of this build yet; run on a GPU");
   auto program = jit::Program::fromFile(opts.input);
   if (!program)
     return report(program.takeError());
@@ -131,6 +132,31 @@ int tessera::runRun(const RunOptions &opts) {
                   llvm::Twine(p.dims.size()));
     arrays[i] = std::move(*a);
   }
+  auto writeOuts = [&]() -> int {
+    for (auto [i, p] : llvm::enumerate(sig->params)) {
+      auto it = outs.find(p.name);
+      if (it == outs.end())
+        continue;
+      if (llvm::Error e = writeNpy(it->second, arrays[i]))
+        return report(std::move(e));
+    }
+    return 0;
+  };
+  if (opts.interpret) {
+    std::vector<jit::HostArg> hostArgs;
+    for (auto [i, p] : llvm::enumerate(sig->params)) {
+      if (p.isTensor)
+        hostArgs.push_back(jit::HostTensorArg{arrays[i].data.data(), p.dtype, arrays[i].shape});
+      else
+        hostArgs.push_back(std::get<jit::ScalarArg>(launchArgs[i]));
+    }
+    jit::InterpretOptions io;
+    io.params = params;
+    auto info = jit::interpret(**program, sig->name, hostArgs, io);
+    if (!info)
+      return report(info.takeError());
+    return writeOuts();
+  }
   auto rt = jit::Runtime::create();
   if (!rt)
     return report(rt.takeError());
@@ -158,14 +184,9 @@ int tessera::runRun(const RunOptions &opts) {
   const cuda::DriverAPI &api = *cuda::driver();
   if (llvm::Error e = cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize (after " + sig->name + ")"))
     return report(std::move(e));
-  for (auto [i, p] : llvm::enumerate(sig->params)) {
-    auto it = outs.find(p.name);
-    if (it == outs.end())
-      continue;
-    if (llvm::Error e = buffers[i].copyToHost(arrays[i].data.data(), arrays[i].data.size()))
-      return report(std::move(e));
-    if (llvm::Error e = writeNpy(it->second, arrays[i]))
-      return report(std::move(e));
-  }
-  return 0;
+  for (auto [i, p] : llvm::enumerate(sig->params))
+    if (outs.count(p.name))
+      if (llvm::Error e = buffers[i].copyToHost(arrays[i].data.data(), arrays[i].data.size()))
+        return report(std::move(e));
+  return writeOuts();
 }

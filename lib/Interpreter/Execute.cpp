@@ -1,0 +1,430 @@
+//===- Execute.cpp - running translated kernels over a grid ---------------===//
+//
+// One Frame per worker thread holds the slots of the program it runs. Tile
+// ops (loads that pad, stores that mask, dot, reductions, shape ops) are here;
+// element-wise ops and conversions are in Elementwise.cpp. Programs are taken
+// in launch order (x fastest) by a pool of threads; a kernel that prints runs
+// on one thread so that its output comes program by program. The first fault
+// (lowest program) stops the run and is reported at its op.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Interpreter/Program.h"
+
+#include "dialects/Tile/TileDialect.h"
+
+#include "llvm/Support/Threading.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+using namespace tessera;
+using namespace tessera::interp;
+
+namespace {
+
+struct Frame {
+  const Kernel &kernel;
+  llvm::ArrayRef<Arg> args;
+  std::array<int64_t, 3> grid;
+  std::array<int64_t, 3> pid = {0, 0, 0};
+  std::vector<TileRef> slots;
+  Fault fault;
+  std::string printed;
+
+  Frame(const Kernel &k, llvm::ArrayRef<Arg> a, std::array<int64_t, 3> g)
+      : kernel(k), args(a), grid(g), slots(k.numSlots) {}
+  const Tile &in(const Inst &i, unsigned n) const { return *slots[i.in[n]]; }
+  void set(const Inst &i, TileRef t) { slots[i.out[0]] = std::move(t); }
+};
+
+TileRef scalarInt(EK k, int64_t v) {
+  auto t = std::make_shared<Tile>(k, llvm::ArrayRef<int64_t>{});
+  t->i[0] = wrapI(k, v);
+  return t;
+}
+
+/// Element strides of a tensor argument (row-major unless given).
+llvm::SmallVector<int64_t, 4> stridesOf(const Arg &a) {
+  llvm::SmallVector<int64_t, 4> s(a.shape.size(), 1);
+  if (!a.strides.empty())
+    return llvm::SmallVector<int64_t, 4>(a.strides.begin(), a.strides.end());
+  for (int i = (int)a.shape.size() - 2; i >= 0; --i)
+    s[i] = s[i + 1] * a.shape[i + 1];
+  return s;
+}
+
+float readFloat(const Arg &a, int64_t off) {
+  const char *p = (const char *)a.data;
+  switch (a.dtype) {
+  case DType::F32: { float f; std::memcpy(&f, p + off * 4, 4); return f; }
+  case DType::F16: { uint16_t h; std::memcpy(&h, p + off * 2, 2); return halfBitsToFloat(h); }
+  default: { uint16_t h; std::memcpy(&h, p + off * 2, 2); uint32_t u = (uint32_t)h << 16; float f; std::memcpy(&f, &u, 4); return f; }
+  }
+}
+int64_t readInt(const Arg &a, int64_t off) {
+  const char *p = (const char *)a.data;
+  switch (a.dtype) {
+  case DType::I32: { int32_t x; std::memcpy(&x, p + off * 4, 4); return x; }
+  case DType::I64: { int64_t x; std::memcpy(&x, p + off * 8, 8); return x; }
+  default: return p[off] != 0;
+  }
+}
+void writeElement(const Arg &a, int64_t off, const Tile &t, int64_t e) {
+  char *p = (char *)a.data;
+  switch (a.dtype) {
+  case DType::F32: { float f = t.f[e]; std::memcpy(p + off * 4, &f, 4); break; }
+  case DType::F16: { uint16_t h = floatToHalfBits(t.f[e]); std::memcpy(p + off * 2, &h, 2); break; }
+  case DType::BF16: {
+    uint32_t u;
+    float f = roundToBFloat(t.f[e]);
+    std::memcpy(&u, &f, 4);
+    uint16_t h = (uint16_t)(u >> 16);
+    std::memcpy(p + off * 2, &h, 2);
+    break;
+  }
+  case DType::I32: { int32_t x = (int32_t)t.i[e]; std::memcpy(p + off * 4, &x, 4); break; }
+  case DType::I64: { int64_t x = t.i[e]; std::memcpy(p + off * 8, &x, 8); break; }
+  case DType::Bool: p[off] = t.i[e] != 0; break;
+  }
+}
+
+/// Visits every element of a load or store: `fn(element, offset or -1 when outside)`.
+template <typename F> void forEachAccess(const Inst &inst, const Frame &f, llvm::ArrayRef<int64_t> tileShape, F fn) {
+  const Arg &a = f.args[inst.a];
+  size_t r = a.shape.size(), k = tileShape.size();
+  llvm::SmallVector<int64_t, 4> base(r), strides = stridesOf(a);
+  for (size_t d = 0; d < r; ++d) {
+    int64_t c = f.in(inst, d).i[0];
+    base[d] = d < r - k ? c : c * tileShape[d - (r - k)];
+  }
+  // Odometer over the tile's indices.
+  int64_t n = 1;
+  for (int64_t s : tileShape)
+    n *= s;
+  llvm::SmallVector<int64_t, 4> idx(k, 0);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t off = 0;
+    bool inside = true;
+    for (size_t d = 0; d < r; ++d) {
+      int64_t g = base[d] + (d < r - k ? 0 : idx[d - (r - k)]);
+      inside &= g >= 0 && g < a.shape[d];
+      off += g * strides[d];
+    }
+    fn(e, inside ? off : -1);
+    for (int d = (int)k - 1; d >= 0; --d) {
+      if (++idx[d] < tileShape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
+TileRef load(const Inst &inst, const Frame &f) {
+  const Arg &a = f.args[inst.a];
+  auto out = std::make_shared<Tile>(inst.ek, inst.shape);
+  bool fl = isFloatEK(inst.ek);
+  const Tile *pad = inst.b ? &f.in(inst, a.shape.size()) : nullptr;
+  forEachAccess(inst, f, inst.shape, [&](int64_t e, int64_t off) {
+    if (fl)
+      out->f[e] = off >= 0 ? readFloat(a, off) : pad ? pad->f[0] : 0.0f;
+    else
+      out->i[e] = off >= 0 ? readInt(a, off) : pad ? pad->i[0] : 0;
+  });
+  return out;
+}
+
+void store(const Inst &inst, const Frame &f) {
+  const Arg &a = f.args[inst.a];
+  const Tile &v = f.in(inst, a.shape.size());
+  forEachAccess(inst, f, v.shape, [&](int64_t e, int64_t off) {
+    if (off >= 0)
+      writeElement(a, off, v, e);
+  });
+}
+
+TileRef dot(const Inst &inst, const Tile &a, const Tile &b, const Tile &acc) {
+  int64_t m = a.shape[0], kk = a.shape[1], n = b.shape[1];
+  auto out = std::make_shared<Tile>(inst.ek, inst.shape);
+  std::vector<double> row(n);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j)
+      row[j] = acc.f[i * n + j];
+    for (int64_t p = 0; p < kk; ++p) {
+      double av = a.f[i * kk + p];
+      const float *brow = &b.f[p * n];
+      for (int64_t j = 0; j < n; ++j)
+        row[j] += av * brow[j];
+    }
+    for (int64_t j = 0; j < n; ++j)
+      out->f[i * n + j] = roundF(inst.ek, (float)row[j]);
+  }
+  return out;
+}
+
+TileRef reduce(const Inst &inst, const Tile &src) {
+  auto out = std::make_shared<Tile>(inst.ek, inst.shape);
+  int64_t axis = inst.a, outer = 1, inner = 1, ext = src.shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= src.shape[d];
+  for (size_t d = axis + 1; d < src.shape.size(); ++d)
+    inner *= src.shape[d];
+  auto kind = (mlir::tile::ReduceKind)inst.b;
+  bool fl = isFloatEK(src.ek);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      int64_t first = o * ext * inner + in;
+      if (fl) {
+        double acc = kind == mlir::tile::ReduceKind::sum ? 0.0 : src.f[first];
+        for (int64_t x = 0; x < ext; ++x) {
+          double v = src.f[first + x * inner];
+          if (kind == mlir::tile::ReduceKind::sum)
+            acc += v;
+          else if (std::isnan(v) || std::isnan(acc))
+            acc = std::numeric_limits<double>::quiet_NaN();
+          else
+            acc = kind == mlir::tile::ReduceKind::max ? std::max(acc, v) : std::min(acc, v);
+        }
+        out->f[o * inner + in] = roundF(inst.ek, (float)acc);
+      } else {
+        int64_t acc = kind == mlir::tile::ReduceKind::sum ? 0 : src.i[first];
+        for (int64_t x = 0; x < ext; ++x) {
+          int64_t v = src.i[first + x * inner];
+          acc = kind == mlir::tile::ReduceKind::sum ? (int64_t)((uint64_t)acc + (uint64_t)v)
+                : kind == mlir::tile::ReduceKind::max ? std::max(acc, v)
+                                                      : std::min(acc, v);
+        }
+        out->i[o * inner + in] = wrapI(inst.ek, acc);
+      }
+    }
+  return out;
+}
+
+/// NumPy broadcast (right-aligned); also a plain copy for equal shapes.
+TileRef broadcast(const Inst &inst, const Tile &src) {
+  auto out = std::make_shared<Tile>(inst.ek, inst.shape);
+  size_t r = inst.shape.size(), sr = src.shape.size();
+  llvm::SmallVector<int64_t, 4> sstride(r, 0);
+  int64_t s = 1;
+  for (int d = (int)sr - 1; d >= 0; --d) {
+    size_t od = r - sr + d;
+    sstride[od] = src.shape[d] == 1 ? 0 : s;
+    s *= src.shape[d];
+  }
+  llvm::SmallVector<int64_t, 4> idx(r, 0);
+  int64_t n = out->size();
+  bool fl = isFloatEK(inst.ek);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t off = 0;
+    for (size_t d = 0; d < r; ++d)
+      off += idx[d] * sstride[d];
+    if (fl)
+      out->f[e] = src.f[off];
+    else
+      out->i[e] = src.i[off];
+    for (int d = (int)r - 1; d >= 0; --d) {
+      if (++idx[d] < inst.shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+bool exec(const Body &body, Frame &f);
+
+/// Runs `b` with its block arguments bound to `vals`; returns its yields.
+bool call(const Body &b, Frame &f, llvm::ArrayRef<TileRef> vals, std::vector<TileRef> &yields) {
+  for (auto [slot, v] : llvm::zip(b.args, vals))
+    f.slots[slot] = v;
+  if (!exec(b, f))
+    return false;
+  yields.clear();
+  for (int s : b.yields)
+    yields.push_back(f.slots[s]);
+  return true;
+}
+
+bool control(const Inst &inst, Frame &f) {
+  std::vector<TileRef> vals, next;
+  if (inst.code == Code::For) {
+    const Tile &lb = f.in(inst, 0), &ub = f.in(inst, 1), &st = f.in(inst, 2);
+    int64_t lo = lb.i[0], hi = ub.i[0], step = st.i[0];
+    for (size_t i = 3; i < inst.in.size(); ++i)
+      vals.push_back(f.slots[inst.in[i]]);
+    if (lo < hi && step <= 0) {
+      f.fault = Fault{inst.op, "the loop step must be positive, got " + std::to_string(step)};
+      return false;
+    }
+    int64_t trips = lo < hi ? (hi - lo + step - 1) / step : 0;
+    for (int64_t t = 0; t < trips; ++t) {
+      std::vector<TileRef> args = {scalarInt(lb.ek, lo + t * step)};
+      args.insert(args.end(), vals.begin(), vals.end());
+      if (!call(inst.bodies[0], f, args, next))
+        return false;
+      vals.swap(next);
+    }
+  } else if (inst.code == Code::If) {
+    bool c = f.in(inst, 0).i[0] != 0;
+    if (!call(inst.bodies[c ? 0 : 1], f, {}, vals))
+      return false;
+  } else { // While: the before region yields (condition, values...)
+    for (int s : inst.in)
+      vals.push_back(f.slots[s]);
+    for (;;) {
+      if (!call(inst.bodies[0], f, vals, next))
+        return false;
+      bool c = next[0]->i[0] != 0;
+      vals.assign(next.begin() + 1, next.end());
+      if (!c)
+        break;
+      if (!call(inst.bodies[1], f, vals, next))
+        return false;
+      vals.swap(next);
+    }
+  }
+  for (auto [slot, v] : llvm::zip(inst.out, vals))
+    f.slots[slot] = v;
+  return true;
+}
+
+bool exec(const Body &body, Frame &f) {
+  for (const Inst &inst : body.insts) {
+    switch (inst.code) {
+    case Code::Const: f.set(inst, inst.cst); break;
+    case Code::ProgramId: f.set(inst, scalarInt(EK::I32, f.pid[inst.a])); break;
+    case Code::NumPrograms: f.set(inst, scalarInt(EK::I32, f.grid[inst.a])); break;
+    case Code::Dim: f.set(inst, scalarInt(EK::I32, f.args[inst.a].shape[inst.b])); break;
+    case Code::Arange: {
+      auto t = std::make_shared<Tile>(EK::I32, inst.shape);
+      for (int64_t e = 0; e < t->size(); ++e)
+        t->i[e] = e;
+      f.set(inst, t);
+      break;
+    }
+    case Code::Splat: case Code::Broadcast: f.set(inst, broadcast(inst, f.in(inst, 0))); break;
+    case Code::ExpandDims: {
+      auto t = std::make_shared<Tile>(f.in(inst, 0));
+      t->shape.assign(inst.shape.begin(), inst.shape.end());
+      f.set(inst, t);
+      break;
+    }
+    case Code::Transpose: {
+      const Tile &s = f.in(inst, 0);
+      auto t = std::make_shared<Tile>(inst.ek, inst.shape);
+      int64_t r = s.shape[0], c = s.shape[1];
+      for (int64_t i = 0; i < r; ++i)
+        for (int64_t j = 0; j < c; ++j) {
+          if (isFloatEK(inst.ek))
+            t->f[j * r + i] = s.f[i * c + j];
+          else
+            t->i[j * r + i] = s.i[i * c + j];
+        }
+      f.set(inst, t);
+      break;
+    }
+    case Code::Convert: f.set(inst, evalConvert(inst, f.in(inst, 0))); break;
+    case Code::Load: f.set(inst, load(inst, f)); break;
+    case Code::Store: store(inst, f); break;
+    case Code::Dot: f.set(inst, dot(inst, f.in(inst, 0), f.in(inst, 1), f.in(inst, 2))); break;
+    case Code::Reduce: f.set(inst, reduce(inst, f.in(inst, 0))); break;
+    case Code::Print: {
+      llvm::raw_string_ostream os(f.printed);
+      os << "program (" << f.pid[0] << ", " << f.pid[1] << ", " << f.pid[2] << "): " << inst.text;
+      printTile(os, f.in(inst, 0));
+      os << "\n";
+      break;
+    }
+    case Code::For: case Code::If: case Code::While:
+      if (!control(inst, f))
+        return false;
+      break;
+    default: {
+      llvm::SmallVector<const Tile *, 3> ins;
+      for (int s : inst.in)
+        ins.push_back(f.slots[s].get());
+      TileRef r = evalElementwise(inst, ins, f.fault);
+      if (!r)
+        return false;
+      f.set(inst, std::move(r));
+      break;
+    }
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+mlir::LogicalResult tessera::interp::run(mlir::tile::KernelOp kernel, llvm::ArrayRef<Arg> args, const Options &opts) {
+  mlir::FailureOr<Kernel> k = translate(kernel, args);
+  if (mlir::failed(k))
+    return mlir::failure();
+  for (int64_t g : opts.grid)
+    if (g < 0)
+      return kernel.emitError("the grid clause gives a negative extent (") << g << ")";
+  int64_t total = opts.grid[0] * opts.grid[1] * opts.grid[2];
+  llvm::raw_ostream &out = opts.out ? *opts.out : llvm::outs();
+  unsigned threads = opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (k->prints)
+    threads = 1;
+  threads = (unsigned)std::min<int64_t>(threads, std::max<int64_t>(total, 1));
+
+  std::atomic<int64_t> nextProgram{0};
+  std::atomic<bool> stop{false};
+  std::mutex faultMutex;
+  Fault first;
+  int64_t firstAt = std::numeric_limits<int64_t>::max();
+  auto worker = [&]() {
+    Frame f(*k, args, opts.grid);
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      if (arg.isTensor)
+        continue;
+      EK ek = k->argKinds[i];
+      auto t = std::make_shared<Tile>(ek, llvm::ArrayRef<int64_t>{});
+      if (isFloatEK(ek))
+        t->f[0] = roundF(ek, (float)arg.scalar);
+      else
+        t->i[0] = ek == EK::I1 ? arg.scalar != 0 : wrapI(ek, (int64_t)arg.scalar);
+      f.slots[k->body.args[i]] = t;
+    }
+    while (!stop.load(std::memory_order_relaxed)) {
+      int64_t p = nextProgram.fetch_add(1);
+      if (p >= total)
+        break;
+      f.pid = {p % opts.grid[0], (p / opts.grid[0]) % opts.grid[1], p / (opts.grid[0] * opts.grid[1])};
+      bool ok = exec(k->body, f);
+      if (!f.printed.empty()) {
+        out << f.printed;
+        f.printed.clear();
+      }
+      if (!ok) {
+        std::lock_guard<std::mutex> lock(faultMutex);
+        if (p < firstAt) {
+          firstAt = p;
+          first = f.fault;
+          first.msg += " (in program (" + std::to_string(f.pid[0]) + ", " + std::to_string(f.pid[1]) + ", " +
+                       std::to_string(f.pid[2]) + "))";
+        }
+        stop = true;
+        break;
+      }
+    }
+  };
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back(worker);
+    for (auto &t : pool)
+      t.join();
+  }
+  out.flush();
+  if (first)
+    return first.op->emitError(first.msg), mlir::failure();
+  return mlir::success();
+}

@@ -1,0 +1,82 @@
+//===- Cases.cpp - shared references and comparisons of the case table ----===//
+#include "test/common/Cases.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tessera;
+using namespace tessera::testutil;
+
+std::vector<ProgramCase> tessera::testutil::programCases() {
+  std::vector<ProgramCase> all = exampleCases(), more = testProgramCases();
+  all.insert(all.end(), more.begin(), more.end());
+  return all;
+}
+
+std::string tessera::testutil::closeTo(const std::string &what, const HostTensor &got, const std::vector<double> &want,
+                                       double atol, double rtol) {
+  if (got.v.size() != want.size())
+    return what + ": " + std::to_string(got.v.size()) + " elements, want " + std::to_string(want.size());
+  Compare c = compare(got, want, atol, rtol);
+  if (c.bad == 0)
+    return "";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << what << ": " << c.bad << " of " << want.size() << " elements off; first at " << c.first << ": got "
+     << llvm::format("%.9g", c.gotFirst) << ", want " << llvm::format("%.9g", c.wantFirst) << " (max abs err "
+     << llvm::format("%.3g", c.maxAbs) << ", atol " << atol << ", rtol " << rtol << ")";
+  return s;
+}
+
+const HostTensor &tessera::testutil::argTensor(const std::vector<CaseArg> &args, const std::string &name) {
+  for (const CaseArg &a : args)
+    if (a.name == name)
+      return a.t;
+  static HostTensor none;
+  return none;
+}
+
+double tessera::testutil::roundTo(DType d, double v) {
+  HostTensor t(d, {1});
+  t.v[0] = v;
+  t.roundToDtype();
+  return t.v[0];
+}
+
+std::vector<double> tessera::testutil::matmulRef(const HostTensor &a, const HostTensor &b, int64_t m, int64_t n,
+                                                 int64_t k, bool aT, bool bT) {
+  std::vector<double> c(m * n, 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t kk = 0; kk < k; ++kk) {
+      double av = aT ? a.v[kk * m + i] : a.v[i * k + kk];
+      for (int64_t j = 0; j < n; ++j)
+        c[i * n + j] += av * (bT ? b.v[j * k + kk] : b.v[kk * n + j]);
+    }
+  return c;
+}
+
+std::vector<double> tessera::testutil::attentionRef(const HostTensor &q, const HostTensor &k, const HostTensor &v,
+                                                    bool causal, double scale) {
+  int64_t bh = q.shape[0] * q.shape[1], n = q.shape[2], d = q.shape[3];
+  std::vector<double> o(bh * n * d, 0.0), s(n);
+  for (int64_t z = 0; z < bh; ++z) {
+    const double *Q = &q.v[z * n * d], *K = &k.v[z * n * d], *V = &v.v[z * n * d];
+    for (int64_t i = 0; i < n; ++i) {
+      double mx = -INFINITY, sum = 0;
+      int64_t lim = causal ? i + 1 : n;
+      for (int64_t j = 0; j < lim; ++j) {
+        double dot = 0;
+        for (int64_t e = 0; e < d; ++e)
+          dot += Q[i * d + e] * K[j * d + e];
+        s[j] = dot * scale;
+        mx = std::max(mx, s[j]);
+      }
+      for (int64_t j = 0; j < lim; ++j)
+        sum += (s[j] = std::exp(s[j] - mx));
+      for (int64_t j = 0; j < lim; ++j)
+        for (int64_t e = 0; e < d; ++e)
+          o[(z * n + i) * d + e] += s[j] / sum * V[j * d + e];
+    }
+  }
+  return o;
+}

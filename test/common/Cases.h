@@ -1,0 +1,80 @@
+//===- Cases.h - every example and test program, with references -*- C++ -*-===//
+//
+// One table of runs: a .tile file, a kernel, arguments in signature order
+// (random inputs, sizes that are and are not multiples of the tiles), optional
+// tune overrides, and a check that compares the arguments after the run with
+// float64 references (or, where ties make the output non-unique, with what
+// any correct answer must satisfy). The interpreter tests (CI) and the GPU
+// tests (the device) run the same table, so both executors meet the same bar.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_TEST_COMMON_CASES_H
+#define TESSERA_TEST_COMMON_CASES_H
+
+#include "test/common/HostTensor.h"
+
+#include <functional>
+#include <map>
+#include <ostream>
+
+namespace tessera::testutil {
+
+enum class Role { In, Out, InOut, Scalar };
+
+struct CaseArg {
+  std::string name;
+  Role role = Role::In;
+  HostTensor t;      // tensors (Out: zeros here, poisoned on the device)
+  double scalar = 0; // Role::Scalar
+  bool exactInDiff = true; // compared exactly when the GPU is checked against the interpreter
+};
+
+struct ProgramCase {
+  std::string name; // a GoogleTest name: letters, digits, underscores
+  std::string file; // relative to the source tree
+  std::string kernel;
+  std::map<std::string, int64_t> params;
+  std::vector<CaseArg> args;
+  /// After the run: "" when every output holds, else what is off.
+  std::function<std::string(const std::vector<CaseArg> &)> check;
+};
+
+/// GoogleTest prints a case by its name.
+inline void PrintTo(const ProgramCase &c, std::ostream *os) { *os << c.name; }
+
+/// Every case; deterministic (fixed seeds).
+std::vector<ProgramCase> programCases();
+std::vector<ProgramCase> exampleCases();
+std::vector<ProgramCase> testProgramCases();
+void addElementwiseCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // part of testProgramCases
+
+/// "" when `got` is within atol + rtol * |want| everywhere, else a summary.
+std::string closeTo(const std::string &what, const HostTensor &got, const std::vector<double> &want, double atol,
+                    double rtol);
+/// The argument called `name`.
+const HostTensor &argTensor(const std::vector<CaseArg> &args, const std::string &name);
+
+// Builders.
+inline CaseArg in(std::string n, HostTensor t) { return CaseArg{std::move(n), Role::In, std::move(t)}; }
+inline CaseArg output(std::string n, DType d, std::vector<int64_t> s) {
+  return CaseArg{std::move(n), Role::Out, HostTensor(d, std::move(s))};
+}
+inline CaseArg inout(std::string n, HostTensor t) { return CaseArg{std::move(n), Role::InOut, std::move(t)}; }
+inline CaseArg scalar(std::string n, double v) { return CaseArg{std::move(n), Role::Scalar, {}, v}; }
+inline HostTensor rnd(std::mt19937 &rng, DType d, std::vector<int64_t> s, double lo = -1, double hi = 1) {
+  HostTensor t(d, std::move(s));
+  t.random(rng, lo, hi);
+  return t;
+}
+/// C = op(A) op(B) in float64; A is [m, k] ([k, m] when aT), B is [k, n] ([n, k] when bT).
+std::vector<double> matmulRef(const HostTensor &a, const HostTensor &b, int64_t m, int64_t n, int64_t k, bool aT,
+                              bool bT = false);
+/// softmax(Q K^T * scale) V per (batch, head) over [B, H, N, D]; keys j <= i when causal.
+std::vector<double> attentionRef(const HostTensor &q, const HostTensor &k, const HostTensor &v, bool causal,
+                                 double scale);
+/// Rounds a double to a dtype (nearest even), as a store would.
+double roundTo(DType d, double v);
+
+} // namespace tessera::testutil
+
+#endif

@@ -1,0 +1,148 @@
+//===- CasesExamples.cpp - the examples/ programs as test cases -----------===//
+//
+// Each example at several shapes, ragged ones included, against float64
+// references. Tolerances: exact where the kernel does one rounding of exact
+// inputs, f32 math error for f32 outputs, one bf16/f16 ulp plus the f32 error
+// for half-precision outputs, and sqrt(K)-scaled absolute error for dots.
+//
+//===----------------------------------------------------------------------===//
+#include "test/common/Cases.h"
+
+using namespace tessera;
+using namespace tessera::testutil;
+
+namespace {
+
+std::string nameOf(const char *base, std::initializer_list<std::pair<const char *, int64_t>> dims) {
+  std::string s = base;
+  for (auto [n, v] : dims)
+    s += std::string("_") + n + std::to_string(v);
+  return s;
+}
+
+void vectorAdd(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t n) {
+  ProgramCase c{nameOf("vector_add", {{"n", n}}), "examples/vector_add.tile"};
+  c.args = {in("x", rnd(rng, DType::F32, {n})), in("y", rnd(rng, DType::F32, {n})), output("z", DType::F32, {n})};
+  c.check = [n](const std::vector<CaseArg> &a) {
+    std::vector<double> want(n);
+    for (int64_t i = 0; i < n; ++i)
+      want[i] = (double)(float)(a[0].t.v[i] + a[1].t.v[i]);
+    return closeTo("z", a[2].t, want, 0, 0);
+  };
+  out.push_back(std::move(c));
+}
+
+std::vector<double> softmaxRows(const HostTensor &x, int64_t m, int64_t n) {
+  std::vector<double> want(m * n);
+  for (int64_t r = 0; r < m; ++r) {
+    double mx = -INFINITY, s = 0;
+    for (int64_t c = 0; c < n; ++c)
+      mx = std::max(mx, x.v[r * n + c]);
+    for (int64_t c = 0; c < n; ++c)
+      s += std::exp(x.v[r * n + c] - mx);
+    for (int64_t c = 0; c < n; ++c)
+      want[r * n + c] = std::exp(x.v[r * n + c] - mx) / s;
+  }
+  return want;
+}
+
+void softmax(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int64_t n) {
+  ProgramCase c{nameOf("softmax", {{"m", m}, {"n", n}}), "examples/softmax.tile"};
+  c.args = {in("x", rnd(rng, DType::F32, {m, n}, -4, 4)), output("y", DType::F32, {m, n})};
+  c.check = [m, n](const std::vector<CaseArg> &a) {
+    return closeTo("y", a[1].t, softmaxRows(a[0].t, m, n), 1e-6, 1e-4);
+  };
+  out.push_back(std::move(c));
+}
+
+void layernorm(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int64_t n) {
+  ProgramCase c{nameOf("layernorm", {{"m", m}, {"n", n}}), "examples/layernorm.tile"};
+  c.args = {in("x", rnd(rng, DType::F32, {m, n}, -2, 3)), in("w", rnd(rng, DType::F32, {n})),
+            in("b", rnd(rng, DType::F32, {n})), output("y", DType::F32, {m, n}), scalar("eps", 1e-5)};
+  c.check = [m, n](const std::vector<CaseArg> &a) {
+    const auto &x = a[0].t.v, &w = a[1].t.v, &b = a[2].t.v;
+    std::vector<double> want(m * n);
+    for (int64_t r = 0; r < m; ++r) {
+      double mean = 0, var = 0;
+      for (int64_t j = 0; j < n; ++j)
+        mean += x[r * n + j] / n;
+      for (int64_t j = 0; j < n; ++j)
+        var += (x[r * n + j] - mean) * (x[r * n + j] - mean) / n;
+      for (int64_t j = 0; j < n; ++j)
+        want[r * n + j] = (x[r * n + j] - mean) / std::sqrt(var + 1e-5) * w[j] + b[j];
+    }
+    return closeTo("y", a[3].t, want, 1e-4, 1e-4);
+  };
+  out.push_back(std::move(c));
+}
+
+void rmsnorm(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int64_t n) {
+  ProgramCase c{nameOf("rmsnorm", {{"m", m}, {"n", n}}), "examples/rmsnorm.tile"};
+  c.args = {in("x", rnd(rng, DType::BF16, {m, n}, -2, 2)), in("w", rnd(rng, DType::BF16, {n})),
+            output("y", DType::BF16, {m, n}), scalar("eps", 1e-6)};
+  c.check = [m, n](const std::vector<CaseArg> &a) {
+    const auto &x = a[0].t.v, &w = a[1].t.v;
+    std::vector<double> want(m * n);
+    for (int64_t r = 0; r < m; ++r) {
+      double ss = 0;
+      for (int64_t j = 0; j < n; ++j)
+        ss += x[r * n + j] * x[r * n + j] / n;
+      for (int64_t j = 0; j < n; ++j)
+        want[r * n + j] = x[r * n + j] / std::sqrt(ss + 1e-6) * w[j];
+    }
+    return closeTo("y", a[2].t, want, 2e-2, 1.6e-2); // bf16 output: 2^-8 relative, plus f32 math
+  };
+  out.push_back(std::move(c));
+}
+
+void matmul(std::vector<ProgramCase> &out, std::mt19937 &rng, bool tn, int64_t m, int64_t n, int64_t k) {
+  ProgramCase c{nameOf(tn ? "matmul_tn" : "matmul", {{"m", m}, {"n", n}, {"k", k}}),
+                tn ? "examples/matmul_tn.tile" : "examples/matmul.tile"};
+  c.args = {in("a", tn ? rnd(rng, DType::BF16, {k, m}) : rnd(rng, DType::BF16, {m, k})),
+            in("b", rnd(rng, DType::BF16, {k, n})), output("c", DType::BF16, {m, n})};
+  c.args[2].exactInDiff = false; // f32 accumulation order differs
+  c.check = [=](const std::vector<CaseArg> &a) {
+    return closeTo("c", a[2].t, matmulRef(a[0].t, a[1].t, m, n, k, tn), 2e-3 * std::sqrt((double)k), 8e-3);
+  };
+  out.push_back(std::move(c));
+}
+
+void attention(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal, int64_t b, int64_t h, int64_t n,
+               int64_t d) {
+  ProgramCase c{nameOf(causal ? "causal_attention" : "attention", {{"b", b}, {"h", h}, {"n", n}, {"d", d}}),
+                causal ? "examples/causal_attention.tile" : "examples/attention.tile"};
+  std::vector<int64_t> s = {b, h, n, d};
+  double scale = 1.0 / std::sqrt((double)d);
+  c.args = {in("q", rnd(rng, DType::BF16, s, -2, 2)), in("k", rnd(rng, DType::BF16, s, -2, 2)),
+            in("v", rnd(rng, DType::BF16, s)), output("o", DType::BF16, s), scalar("scale", scale)};
+  c.args[3].exactInDiff = false;
+  c.check = [=](const std::vector<CaseArg> &a) {
+    return closeTo("o", a[3].t, attentionRef(a[0].t, a[1].t, a[2].t, causal, scale), 1e-2, 1.6e-2);
+  };
+  out.push_back(std::move(c));
+}
+
+} // namespace
+
+std::vector<ProgramCase> tessera::testutil::exampleCases() {
+  std::vector<ProgramCase> out;
+  std::mt19937 rng(2026);
+  for (int64_t n : {int64_t(1) << 20, int64_t(100003), int64_t(1)})
+    vectorAdd(out, rng, n);
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{512, 4096}, {333, 1000}, {7, 1}, {3, 20000}})
+    softmax(out, rng, m, n);
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{257, 1000}, {64, 4096}, {5, 3}})
+    layernorm(out, rng, m, n);
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{257, 1000}, {16, 8192}})
+    rmsnorm(out, rng, m, n);
+  for (bool tn : {false, true})
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{512, 512, 512}, {300, 200, 130}, {128, 256, 64},
+                           {1, 8, 8}})
+      matmul(out, rng, tn, m, n, k);
+  attention(out, rng, false, 1, 2, 256, 64);
+  attention(out, rng, false, 2, 3, 200, 128);
+  attention(out, rng, false, 1, 2, 77, 64);
+  attention(out, rng, true, 1, 2, 256, 64);
+  attention(out, rng, true, 2, 2, 200, 128);
+  return out;
+}
