@@ -77,6 +77,12 @@ llvm::Expected<std::shared_ptr<Program>> Program::fromSource(llvm::StringRef nam
       }
       sig.params.push_back(std::move(info));
     }
+    for (const TuneDecl &t : k->tunes) {
+      TuneInfo ti{t.name, {}};
+      for (auto &[v, loc] : t.values)
+        ti.values.push_back(v);
+      sig.tunes.push_back(std::move(ti));
+    }
     p->kernels_.push_back(std::move(sig));
   }
   return p;
@@ -270,6 +276,32 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> specialize(const Program &prog
   return std::move(module);
 }
 } // namespace
+
+llvm::Error Compiler::inspect(const Program &program, const CompileRequest &req,
+                              llvm::function_ref<llvm::Error(tile::KernelOp)> fn) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto sig = program.kernel(req.kernel);
+  if (!sig)
+    return sig.takeError();
+  tile::KernelOp kernel;
+  auto module = specialize(program, *sig, req, *ctx_, kernel);
+  if (!module)
+    return module.takeError();
+  return fn(kernel);
+}
+
+llvm::Expected<std::string> Compiler::irHash(const Program &program, const CompileRequest &req) {
+  std::string text;
+  llvm::Error e = inspect(program, req, [&](tile::KernelOp k) {
+    k->removeAttr("tile.params");
+    llvm::raw_string_ostream os(text);
+    k->print(os, mlir::OpPrintingFlags().elideLargeElementsAttrs(1 << 20));
+    return llvm::Error::success();
+  });
+  if (e)
+    return std::move(e);
+  return sha256Hex(text);
+}
 
 llvm::Expected<std::array<int64_t, 3>> Compiler::interpret(const Program &program, const CompileRequest &req,
                                                            llvm::ArrayRef<interp::Arg> args, unsigned threads,

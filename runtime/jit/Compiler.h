@@ -14,6 +14,7 @@
 #include "lib/Support/DType.h"
 #include "lib/Support/Diagnostics.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -25,7 +26,10 @@
 
 namespace mlir {
 class MLIRContext;
+namespace tile {
+class KernelOp;
 }
+} // namespace mlir
 namespace tessera::interp {
 struct Arg;
 }
@@ -43,9 +47,16 @@ struct ParamInfo {
   std::vector<int64_t> literal;  // per axis: the literal extent (when dims[i] is "")
 };
 
+/// One `tune NAME in [v0, v1, ...]` clause; v0 is the default.
+struct TuneInfo {
+  std::string name;
+  std::vector<int64_t> values;
+};
+
 struct KernelSignature {
   std::string name;
   std::vector<ParamInfo> params;
+  std::vector<TuneInfo> tunes;
 };
 
 /// A loaded .tile source and the signatures of its kernels.
@@ -92,6 +103,13 @@ public:
   explicit Compiler(DiskCache *cache = nullptr);
   ~Compiler();
   llvm::Expected<CompiledKernel> compile(const Program &program, const CompileRequest &req);
+  /// Runs the frontend for `req` and calls `fn` with the specialized kernel
+  /// (under the compiler's lock); for inspection such as the autotuner's pruning.
+  llvm::Error inspect(const Program &program, const CompileRequest &req,
+                      llvm::function_ref<llvm::Error(mlir::tile::KernelOp)> fn);
+  /// SHA-256 of the specialized tile IR of `req` (locations and tile.params
+  /// left out): what the tuning database keys a kernel by.
+  llvm::Expected<std::string> irHash(const Program &program, const CompileRequest &req);
   /// Runs the specialization `req` describes in the CPU interpreter on host
   /// tensors; returns the grid it ran. Faults are rendered like compile errors.
   llvm::Expected<std::array<int64_t, 3>> interpret(const Program &program, const CompileRequest &req,

@@ -1,6 +1,8 @@
 //===- Runtime.cpp - JIT-compile, load, bind and launch ---------*- C++ -*-===//
 #include "runtime/jit/Runtime.h"
 
+#include "runtime/autotune/TuneDB.h"
+
 #include "llvm/ADT/Twine.h"
 
 #include <chrono>
@@ -27,7 +29,15 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &o
   std::unique_ptr<DiskCache> disk;
   if (opts.cacheDir != "off")
     disk = std::make_unique<DiskCache>(opts.cacheDir.empty() ? DiskCache::defaultDirectory() : opts.cacheDir);
-  return std::unique_ptr<Runtime>(new Runtime(std::move(*ctx), *arch, std::move(disk), opts.optLevel));
+  auto name = ctx->name();
+  if (!name)
+    return name.takeError();
+  auto rt = std::unique_ptr<Runtime>(new Runtime(std::move(*ctx), *arch, std::move(disk), opts.optLevel));
+  const char *noTuning = getenv("TESSERA_NO_TUNING");
+  if (opts.tuningDB != "off" && !(noTuning && *noTuning && std::string(noTuning) != "0"))
+    rt->tuningDB_ = opts.tuningDB.empty() ? autotune::TuneDB::defaultPath() : opts.tuningDB;
+  rt->gpuName_ = *name;
+  return rt;
 }
 
 llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringRef kernelName,
@@ -45,7 +55,7 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   // The launch signature: one lookup on repeat launches.
   std::string sigKey;
   sigKey.reserve(128);
-  sigKey.append(std::to_string((uintptr_t)&program)).append(1, '|').append(sig.name).append(aligned ? "|a" : "|u");
+  sigKey.append(std::to_string((uintptr_t)&program)).append(1, '|').append(sig.name).append(aligned ? "|a" : "|u").append(opts.useTuned ? "t" : "");
   for (auto &[n, v] : opts.params)
     sigKey.append(1, '|').append(n).append(1, '=').append(std::to_string(v));
   sigKey.append(1, '#');
@@ -65,6 +75,19 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
       req.driverVersion = d->version;
     else
       return d.takeError();
+    if (req.params.empty() && opts.useTuned && !tuningDB_.empty()) {
+      // One frontend run on the first launch of this signature: the database key.
+      auto key = autotune::tuneKeyFor(compiler_, program, req, gpuName_);
+      if (!key)
+        return key.takeError();
+      auto hit = autotune::TuneDB(tuningDB_).lookup(*key);
+      if (!hit)
+        return hit.takeError();
+      if (*hit) {
+        req.params = (*hit)->params;
+        info.tuned = true;
+      }
+    }
     auto ck = compiler_.compile(program, req);
     if (!ck)
       return ck.takeError();
@@ -129,4 +152,23 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
                                   "cuLaunchKernel(" + sig.name + ")"))
     return std::move(e);
   return info;
+}
+
+llvm::Expected<Runtime::Resources> Runtime::resources(const std::string &key) const {
+  auto it = loaded_.find(key);
+  if (it == loaded_.end() || !it->second)
+    return err("no loaded kernel with key " + key);
+  const cuda::DriverAPI &api = *cuda::driver();
+  Resources r;
+  CUfunction fn = it->second->fn;
+  if (llvm::Error e = cuda::check(api.cuFuncGetAttribute(&r.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, fn),
+                                  "cuFuncGetAttribute(NUM_REGS)"))
+    return std::move(e);
+  if (llvm::Error e = cuda::check(api.cuFuncGetAttribute(&r.localBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn),
+                                  "cuFuncGetAttribute(LOCAL_SIZE_BYTES)"))
+    return std::move(e);
+  if (llvm::Error e = cuda::check(api.cuFuncGetAttribute(&r.staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+                                  "cuFuncGetAttribute(SHARED_SIZE_BYTES)"))
+    return std::move(e);
+  return r;
 }

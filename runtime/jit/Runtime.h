@@ -28,6 +28,9 @@ namespace tessera::jit {
 struct LaunchOptions {
   std::map<std::string, int64_t> params; // tune overrides
   CUstream stream = nullptr;
+  /// Without `params`: use the tuning database's configuration for this
+  /// kernel, sizes and GPU when it has one (the runtime's database).
+  bool useTuned = true;
 };
 
 /// What one launch did.
@@ -35,6 +38,7 @@ struct LaunchInfo {
   bool compiled = false;  // this launch compiled (or loaded) the kernel
   bool fromDisk = false;  // ... from the disk cache
   bool cubinFromDisk = false; // the driver's JIT output came from the disk cache
+  bool tuned = false;     // the tuning database chose the parameters
   double compileMs = 0;   // frontend + codegen, or frontend + disk read
   double loadMs = 0;      // the driver's PTX JIT (cuLink) unless cached, and cuModuleLoadDataEx
   std::array<int64_t, 3> grid = {1, 1, 1};
@@ -48,6 +52,9 @@ struct RuntimeOptions {
   /// The disk cache directory; empty: DiskCache::defaultDirectory(). "off": none.
   std::string cacheDir;
   unsigned optLevel = 1;
+  /// The tuning database (autotune::TuneDB); empty: TuneDB::defaultPath();
+  /// "off": launches never consult one. $TESSERA_NO_TUNING=1 also turns it off.
+  std::string tuningDB;
 };
 
 class Runtime {
@@ -62,6 +69,12 @@ public:
   const std::string &arch() const { return arch_; }
   Compiler &compiler() { return compiler_; }
   DiskCache *diskCache() { return disk_.get(); }
+  /// Registers per thread, local (spill) bytes per thread and static shared
+  /// bytes of a loaded kernel, by content key (cuFuncGetAttribute).
+  struct Resources {
+    int registers = -1, localBytes = 0, staticShared = 0;
+  };
+  llvm::Expected<Resources> resources(const std::string &key) const;
   /// Loaded specializations and compiles so far.
   size_t loadedKernels() const { return loaded_.size(); }
 
@@ -88,6 +101,7 @@ private:
   unsigned optLevel_;
   std::unordered_map<std::string, std::unique_ptr<Loaded>> loaded_; // by content key
   std::unordered_map<std::string, Prepared> prepared_;              // by launch signature
+  std::string tuningDB_, gpuName_;
 };
 
 } // namespace tessera::jit

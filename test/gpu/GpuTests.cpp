@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "test/gpu/GpuFixture.h"
 
+#include "runtime/autotune/TuneDB.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -57,6 +59,40 @@ TEST_F(Gpu, UnalignedTensorsGetTheUnalignedVariant) {
   std::vector<double> want(n);
   for (int64_t i = 0; i < n; ++i)
     want[i] = (double)(float)(2 * big.host.v[i + 1]);
+  expectClose(z, want, 0, 0);
+}
+
+TEST_F(Gpu, LaunchesUseTheTuningDatabase) {
+  auto p = program("examples/vector_add.tile");
+  ASSERT_TRUE(p);
+  int64_t n = 6000; // a size no other test launches
+  jit::CompileRequest req;
+  req.kernel = "vector_add";
+  req.dims = {{"N", n}};
+  req.arch = runtime->arch();
+  req.driverVersion = cuda::driver()->version;
+  auto name = runtime->context().name();
+  ASSERT_TRUE((bool)name);
+  auto key = autotune::tuneKeyFor(runtime->compiler(), *p, req, *name);
+  ASSERT_TRUE((bool)key) << llvm::toString(key.takeError());
+  autotune::TuneDB db(autotune::TuneDB::defaultPath());
+  ASSERT_FALSE((bool)db.store(autotune::TuneEntry{*key, {{"BLOCK", 512}, {"num_warps", 8}}}));
+  auto x = up(HostTensor(DType::F32, {n}).random(rng)), z = poison(DType::F32, {n});
+  auto info = runtime->launch(*p, "", {x.arg(), x.arg(), z.arg()});
+  ASSERT_TRUE((bool)info) << llvm::toString(info.takeError());
+  EXPECT_TRUE(info->tuned);
+  EXPECT_EQ(info->threads, 256u);     // num_warps=8 from the database
+  EXPECT_EQ(info->grid[0], 12);       // cdiv(6000, 512)
+  jit::LaunchOptions off;
+  off.useTuned = false;
+  auto plain = runtime->launch(*p, "", {x.arg(), x.arg(), z.arg()}, off);
+  ASSERT_TRUE((bool)plain);
+  EXPECT_FALSE(plain->tuned);
+  EXPECT_EQ(plain->grid[0], 6); // the default BLOCK=1024
+  ASSERT_FALSE((bool)cuda::check(cuda::driver()->cuCtxSynchronize(), "sync"));
+  std::vector<double> want(n);
+  for (int64_t i = 0; i < n; ++i)
+    want[i] = (double)(float)(2 * x.host.v[i]);
   expectClose(z, want, 0, 0);
 }
 

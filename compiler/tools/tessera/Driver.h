@@ -49,6 +49,25 @@ struct RunOptions {
 /// machine has no GPU or driver (Run.cpp).
 int runRun(const RunOptions &opts);
 
+struct TuneOptions {
+  std::string input;
+  std::string kernel;
+  std::vector<std::string> dims;    // NAME=V
+  std::vector<std::string> scalars; // NAME=V
+  bool compileOnly = false;
+  std::string arch = "sm_90a"; // --compile-only; on a GPU, the GPU's
+  unsigned threads = 0;
+  double budget = 60;  // seconds for the whole GPU search
+  double flops = 0;    // per launch, for TFLOP/s
+  double bytes = 0;    // per launch, for TB/s
+  std::string db;      // the tuning database; empty: the default
+  bool noSave = false;
+};
+
+/// `tessera tune` (Tune.cpp): 0 on success; 1 for bad programs or arguments,
+/// or when a configuration failed to compile; 2 without a GPU (unless --compile-only).
+int runTune(const TuneOptions &opts);
+
 } // namespace tessera
 
 #endif

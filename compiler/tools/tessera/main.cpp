@@ -55,6 +55,24 @@ int main(int argc, char **argv) {
       ->allow_extra_args(false);
   r->add_flag("--interpret", run.interpret, "run in the CPU interpreter instead of on the GPU");
 
+  tessera::TuneOptions tune;
+  CLI::App *t = app.add_subcommand(
+      "tune", "Autotune a kernel: enumerate its tune configurations, prune them, compile the rest\n"
+              "in parallel and time them on the GPU; the winner goes to the tuning database.");
+  t->add_option("file", tune.input, "the .tile source file")->required();
+  t->add_option("--kernel", tune.kernel, "the kernel to tune (needed only to pick one of several)");
+  t->add_option("--dim", tune.dims, "NAME=V: the size of a dim")->allow_extra_args(false);
+  t->add_option("--scalar", tune.scalars, "NAME=V: a scalar argument")->allow_extra_args(false);
+  t->add_flag("--compile-only", tune.compileOnly,
+              "enumerate, prune and compile (ptxas resource reports) without a GPU");
+  t->add_option("--arch", tune.arch, "the architecture for --compile-only")->capture_default_str();
+  t->add_option("--threads", tune.threads, "compile workers (default: one per hardware thread)");
+  t->add_option("--budget", tune.budget, "seconds for the whole search on the GPU")->capture_default_str();
+  t->add_option("--flops", tune.flops, "floating-point operations per launch (for TFLOP/s)");
+  t->add_option("--bytes", tune.bytes, "bytes moved per launch (for TB/s)");
+  t->add_option("--db", tune.db, "the tuning database (default: $TESSERA_TUNING_DB or the cache directory)");
+  t->add_flag("--no-save", tune.noSave, "do not store the winner");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -72,5 +90,7 @@ int main(int argc, char **argv) {
     return tessera::runCompile(compile);
   if (*r)
     return tessera::runRun(run);
+  if (*t)
+    return tessera::runTune(tune);
   return 1;
 }

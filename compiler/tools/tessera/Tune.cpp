@@ -1,0 +1,235 @@
+//===- Tune.cpp - tessera tune ----------------------------------*- C++ -*-===//
+//
+// `tessera tune FILE [--kernel K] --dim NAME=V... [--scalar NAME=V]...
+// [--compile-only] [--budget S] [--threads N] [--flops F] [--db PATH]`:
+// enumerates the kernel's configurations, prunes them (each with its reason),
+// compiles the rest in parallel, and without a GPU (--compile-only) reports
+// ptxas's registers, spills and shared memory per configuration and ends with
+// `N configs: C compiled, P pruned, F failed in S s`. With a GPU it times
+// every compiled configuration (autotune/Tuner.h), prints a table and the
+// winner, and stores the winner in the tuning database, which launches of the
+// kernel at these sizes on this GPU then use.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/tools/tessera/Driver.h"
+
+#include "runtime/autotune/Tuner.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <set>
+#include <ctime>
+#include <unistd.h>
+
+using namespace tessera;
+using namespace tessera::autotune;
+
+namespace {
+
+int fail(const llvm::Twine &msg) {
+  printToolError(llvm::errs(), msg);
+  return 1;
+}
+
+int report(llvm::Error e) {
+  int status = cuda::isEnvironmentError(e) ? 2 : 1;
+  std::string msg = llvm::toString(std::move(e));
+  if (llvm::StringRef(msg).contains(": error: "))
+    llvm::errs() << msg << "\n";
+  else
+    printToolError(llvm::errs(), msg);
+  return status;
+}
+
+/// A progress bar on stderr when it is a terminal.
+Progress progressBar(const char *what) {
+  bool tty = isatty(2);
+  return [tty, what](size_t done, size_t total, const Candidate &) {
+    if (!tty)
+      return;
+    int width = 30, filled = (int)(width * done / std::max<size_t>(total, 1));
+    llvm::errs() << "\r" << what << " [" << std::string(filled, '#') << std::string(width - filled, '.') << "] "
+                 << done << "/" << total << (done == total ? "\n" : "");
+    llvm::errs().flush();
+  };
+}
+
+std::string firstLine(const std::string &s) {
+  std::string t = s.substr(0, s.find('\n'));
+  return t.size() > 110 ? t.substr(0, 107) + "..." : t;
+}
+
+std::string status(const Candidate &c, const std::vector<Candidate> &all) {
+  if (!c.pruned.empty())
+    return "pruned: " + c.pruned;
+  if (!c.failed.empty())
+    return "FAILED: " + firstLine(c.failed);
+  if (c.duplicateOf >= 0)
+    return "same PTX as #" + std::to_string(c.duplicateOf) + " (" + all[c.duplicateOf].config.text() + ")";
+  if (!c.abandoned.empty())
+    return c.abandoned;
+  return "ok";
+}
+
+bool parseItems(const std::vector<std::string> &items, const char *flag, std::map<std::string, double> &out) {
+  for (const std::string &item : items) {
+    auto [n, v] = llvm::StringRef(item).split('=');
+    double x;
+    if (n.trim().empty() || (v.trim() != "true" && v.trim() != "false" && v.trim().getAsDouble(x))) {
+      printToolError(llvm::errs(), llvm::Twine(flag) + " expects NAME=NUMBER, got '" + item + "'");
+      return false;
+    }
+    out[n.trim().str()] = v.trim() == "true" ? 1 : v.trim() == "false" ? 0 : x;
+  }
+  return true;
+}
+
+} // namespace
+
+int tessera::runTune(const TuneOptions &opts) {
+  std::map<std::string, double> dimsIn, scalars;
+  if (!parseItems(opts.dims, "--dim", dimsIn) || !parseItems(opts.scalars, "--scalar", scalars))
+    return 1;
+  auto program = jit::Program::fromFile(opts.input);
+  if (!program)
+    return report(program.takeError());
+  auto sig = (*program)->kernel(opts.kernel);
+  if (!sig)
+    return report(sig.takeError());
+  TuneRequest req;
+  req.kernel = sig->name;
+  req.threads = opts.threads;
+  // Dims: every named dim; integer scalars join them (they may specialize).
+  std::set<std::string> named;
+  for (const jit::ParamInfo &p : sig->params) {
+    for (const std::string &d : p.dims)
+      if (!d.empty())
+        named.insert(d);
+    if (!p.isTensor && isInt(p.dtype) && scalars.count(p.name))
+      req.dims[p.name] = (int64_t)scalars[p.name];
+  }
+  for (auto &[n, v] : dimsIn) {
+    if (!named.count(n))
+      return fail("--dim " + n + ": kernel '" + sig->name + "' has no dimension '" + n + "'");
+    if (v < 1 || v != (double)(int64_t)v)
+      return fail("--dim " + n + " must be a positive integer");
+    req.dims[n] = (int64_t)v;
+  }
+  std::string assumed;
+  for (const std::string &n : named)
+    if (!req.dims.count(n)) {
+      if (!opts.compileOnly)
+        return fail("dim '" + n + "' needs a size: --dim " + n + "=V");
+      req.dims[n] = 128;
+      assumed += " " + n + "=128";
+    }
+  if (!assumed.empty())
+    llvm::errs() << "tessera: note: assuming" << assumed << " (not given with --dim)\n";
+
+  if (opts.compileOnly) {
+    req.arch = opts.arch;
+    auto sum = compileAll(**program, req, progressBar("compiling"));
+    if (!sum)
+      return report(sum.takeError());
+    llvm::outs() << llvm::format("%-3s %-52s %5s %7s %8s %8s  %s\n", "#", "configuration", "regs", "spills",
+                                 "smem", "ms", "status");
+    for (auto [i, c] : llvm::enumerate(sum->candidates)) {
+      bool built = c.compiled;
+      llvm::outs() << llvm::format("%-3zu %-52s ", i, c.config.text().c_str());
+      if (built)
+        llvm::outs() << llvm::format("%5d %7d %8lld %8.0f", c.registers, c.spillBytes, (long long)c.sharedBytes,
+                                     c.compileMs);
+      else
+        llvm::outs() << llvm::format("%5s %7s %8s %8s", "-", "-", "-", "-");
+      llvm::outs() << "  " << status(c, sum->candidates) << "\n";
+    }
+    size_t n = sum->candidates.size();
+    llvm::outs() << llvm::format("%zu configs: %d compiled, %d pruned, %d failed in %.2f s\n", n, sum->compiled,
+                                 sum->pruned, sum->failed, sum->seconds);
+    return sum->failed ? 1 : 0;
+  }
+
+  // On the GPU.
+  jit::RuntimeOptions ro;
+  if (!opts.db.empty())
+    ro.tuningDB = opts.db;
+  auto rt = jit::Runtime::create(ro);
+  if (!rt)
+    return report(rt.takeError());
+  req.arch = (*rt)->arch();
+  if (auto d = cuda::driver())
+    req.driverVersion = d->version;
+  else
+    return report(d.takeError());
+  req.driverJit = true;
+  req.cache = (*rt)->diskCache();
+  req.context = &(*rt)->context();
+  auto sum = compileAll(**program, req, progressBar("compiling"));
+  if (!sum)
+    return report(sum.takeError());
+  llvm::errs() << llvm::format("compiled %d of %zu configurations in %.2f s (%d pruned, %d failed)\n",
+                               sum->compiled, sum->candidates.size(), sum->seconds, sum->pruned, sum->failed);
+  TimingOptions to;
+  to.scalars = scalars;
+  to.budgetSeconds = opts.budget;
+  auto timing = timeAll(**rt, **program, req, sum->candidates, to, progressBar("timing"));
+  if (!timing)
+    return report(timing.takeError());
+  auto metric = [&](double ms) -> std::string {
+    if (opts.flops > 0)
+      return llvm::formatv("{0:F1} TFLOP/s", opts.flops / ms / 1e9).str();
+    if (opts.bytes > 0)
+      return llvm::formatv("{0:F2} TB/s", opts.bytes / ms / 1e9).str();
+    return "";
+  };
+  llvm::outs() << llvm::format("%-3s %-52s %9s %9s %9s %14s %5s %7s %7s  %s\n", "#", "configuration", "median ms",
+                               "min", "max", opts.flops > 0 ? "TFLOP/s" : "TB/s", "regs", "spills", "smem", "status");
+  for (auto [i, c] : llvm::enumerate(sum->candidates)) {
+    llvm::outs() << llvm::format("%-3zu %-52s ", i, c.config.text().c_str());
+    if (c.timed)
+      llvm::outs() << llvm::format("%9.4f %9.4f %9.4f %14s %5d %7d %7lld", c.ms, c.minMs, c.maxMs,
+                                   metric(c.ms).c_str(), c.registers, c.spillBytes, (long long)c.sharedBytes);
+    else
+      llvm::outs() << llvm::format("%9s %9s %9s %14s %5s %7s %7s", "-", "-", "-", "-", "-", "-", "-");
+    llvm::outs() << "  " << status(c, sum->candidates) << "\n";
+  }
+  if (timing->best < 0)
+    return fail("no configuration ran correctly");
+  const Candidate &w = sum->candidates[timing->best];
+  llvm::outs() << llvm::format("winner: #%d %s: %.4f ms", timing->best, w.config.text().c_str(), w.ms)
+               << (metric(w.ms).empty() ? "" : " (" + metric(w.ms) + ")") << llvm::format(
+                      "; outputs checked against #%d; search %.1f s (compile %.1f s, timing %.1f s)\n",
+                      timing->checkedAgainst, sum->seconds + timing->seconds, sum->seconds, timing->seconds);
+  if (opts.noSave)
+    return 0;
+  jit::CompileRequest cr;
+  cr.kernel = sig->name;
+  cr.dims = req.dims;
+  cr.arch = req.arch;
+  cr.driverVersion = req.driverVersion;
+  auto key = tuneKeyFor((*rt)->compiler(), **program, cr, "");
+  if (!key)
+    return report(key.takeError());
+  auto name = (*rt)->context().name();
+  key->gpu = name ? *name : "unknown";
+  if (!name)
+    llvm::consumeError(name.takeError());
+  TuneEntry e;
+  e.key = *key;
+  e.params = w.config.params;
+  e.ms = w.ms;
+  e.metric = metric(w.ms);
+  char date[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  e.date = date;
+  TuneDB db(opts.db.empty() ? TuneDB::defaultPath() : opts.db);
+  if (llvm::Error err = db.store(e))
+    return report(std::move(err));
+  llvm::outs() << "saved to " << db.path() << " (key " << e.key.hash() << ")\n";
+  return 0;
+}

@@ -1,0 +1,40 @@
+//===- Space.h - a kernel's tuning space and its pruning ---------*- C++ -*-===//
+//
+// The configurations of a kernel are the cartesian product of its `tune`
+// clauses (num_warps and num_stages included when declared), in declaration
+// order, the first being the default. Before anything is compiled each one is
+// specialized (frontend only) and judged on its tile IR against the target's
+// budgets: tile extents code generation can handle, threads with work to do,
+// tensor-core fragment shapes, shared memory for the dot operands, and the
+// registers the tiles live across a loop need. A pruned configuration keeps
+// its reason. The default configuration is never pruned.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_RUNTIME_AUTOTUNE_SPACE_H
+#define TESSERA_RUNTIME_AUTOTUNE_SPACE_H
+
+#include "runtime/jit/Compiler.h"
+
+namespace tessera::autotune {
+
+struct Config {
+  std::map<std::string, int64_t> params;
+  std::string text() const; // "BM=128 BN=64 num_warps=8"
+};
+
+/// Every configuration of `sig`'s tune clauses; the first is the default.
+std::vector<Config> enumerate(const jit::KernelSignature &sig);
+
+/// The limits of the target the rules check against.
+struct Budget {
+  int64_t sharedBytes = 232448; // per block (227 KiB on sm_90)
+  int64_t registers = 255;      // per thread
+};
+
+/// Why `kernel` (specialized for a configuration with `numWarps` warps)
+/// should not be compiled, or "" to compile it.
+std::string pruneReason(mlir::tile::KernelOp kernel, unsigned numWarps, const Budget &budget = {});
+
+} // namespace tessera::autotune
+
+#endif

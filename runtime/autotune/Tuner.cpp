@@ -1,0 +1,441 @@
+//===- Tuner.cpp - pruned, parallel, persistent autotuning ----------------===//
+#include "runtime/autotune/Tuner.h"
+
+#include "dialects/Tile/TileDialect.h"
+#include "lib/Target/PTX.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <thread>
+
+using namespace tessera;
+using namespace tessera::autotune;
+
+namespace {
+
+llvm::Error err(const llvm::Twine &msg) { return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str()); }
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int64_t numWarpsOf(const Config &c) {
+  auto it = c.params.find("num_warps");
+  return it == c.params.end() ? 4 : it->second;
+}
+
+/// "123 bytes smem" in a ptxas -v log (the largest).
+int64_t staticSmemOf(llvm::StringRef log) {
+  int64_t best = 0;
+  size_t pos = 0;
+  while ((pos = log.find(" bytes smem", pos)) != llvm::StringRef::npos) {
+    size_t start = pos;
+    while (start > 0 && isdigit((unsigned char)log[start - 1]))
+      --start;
+    int64_t v = 0;
+    if (!log.slice(start, pos).getAsInteger(10, v))
+      best = std::max(best, v);
+    pos += 1;
+  }
+  return best;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Compiling every configuration
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program &program, const TuneRequest &req,
+                                                             const Progress &progress) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto sig = program.kernel(req.kernel);
+  if (!sig)
+    return sig.takeError();
+  CompileSummary out;
+  for (Config &c : enumerate(*sig))
+    out.candidates.push_back(Candidate{std::move(c)});
+  size_t n = out.candidates.size();
+  unsigned threads = req.threads ? req.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = (unsigned)std::min<size_t>(threads, n);
+  std::atomic<size_t> next{0}, done{0};
+  std::mutex progressMutex;
+  auto worker = [&]() {
+    jit::Compiler compiler(req.cache); // one MLIR context per worker
+    llvm::Error current = req.context ? req.context->makeCurrent() : llvm::Error::success();
+    std::string noContext = current ? llvm::toString(std::move(current)) : "";
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      Candidate &c = out.candidates[i];
+      jit::CompileRequest cr;
+      cr.kernel = sig->name;
+      cr.params = c.config.params;
+      cr.dims = req.dims;
+      cr.aligned = req.aligned;
+      cr.arch = req.arch;
+      cr.optLevel = req.optLevel;
+      cr.driverVersion = req.driverVersion;
+      if (i != 0) { // the default is never pruned
+        llvm::Error e = compiler.inspect(program, cr, [&](mlir::tile::KernelOp k) {
+          c.pruned = pruneReason(k, (unsigned)numWarpsOf(c.config));
+          return llvm::Error::success();
+        });
+        if (e)
+          c.failed = llvm::toString(std::move(e));
+      }
+      if (c.pruned.empty() && c.failed.empty()) {
+        auto ck = compiler.compile(program, cr);
+        if (!ck) {
+          c.failed = llvm::toString(ck.takeError());
+        } else {
+          c.key = ck->key;
+          c.ptxHash = jit::sha256Hex(ck->ptx);
+          c.sharedBytes = ck->sharedBytes;
+          if (req.driverJit && !noContext.empty()) {
+            c.failed = noContext;
+          } else if (req.driverJit) {
+            // The driver's JIT, as Runtime::launch would run it; its cubin goes to the cache.
+            std::string cubinKey = ck->key + "-cubin";
+            if (!req.cache || !req.cache->load(cubinKey)) {
+              auto cubin = cuda::compilePTX(ck->ptx);
+              if (!cubin)
+                c.failed = llvm::toString(cubin.takeError());
+              else if (req.cache)
+                llvm::consumeError(req.cache->store(cubinKey, jit::CacheEntry{ck->entry, *cubin, ck->numWarps,
+                                                                               ck->sharedBytes}));
+            }
+          } else {
+            std::string log;
+            auto cubin = target::compileCubin(ck->ptx, req.arch, &log);
+            if (!cubin) {
+              c.failed = llvm::toString(cubin.takeError());
+            } else {
+              target::PtxasReport r = target::parsePtxasLog(log);
+              c.registers = r.registers;
+              c.spillBytes = r.spillStores;
+              c.sharedBytes += staticSmemOf(log);
+            }
+          }
+          c.compiled = c.failed.empty();
+          c.compileMs = ck->compileMs;
+        }
+      }
+      std::lock_guard<std::mutex> lock(progressMutex);
+      size_t d = ++done;
+      if (progress)
+        progress(d, n, c);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back(worker);
+  for (auto &t : pool)
+    t.join();
+  // Identical PTX: one timing serves both.
+  for (size_t i = 0; i < n; ++i) {
+    Candidate &c = out.candidates[i];
+    for (size_t j = 0; j < i && c.compiled; ++j)
+      if (out.candidates[j].compiled && out.candidates[j].ptxHash == c.ptxHash) {
+        c.duplicateOf = (int)j;
+        break;
+      }
+    out.compiled += c.compiled;
+    out.pruned += !c.pruned.empty();
+    out.failed += !c.failed.empty();
+  }
+  out.seconds = secondsSince(t0);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Timing on the GPU
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
+  float f;
+  if (exp == 0)
+    return (sign ? -1.0f : 1.0f) * (float)man * (1.0f / 16777216.0f);
+  uint32_t u = exp == 31 ? sign | 0x7F800000 | (man << 13) : sign | ((exp + 112) << 23) | (man << 13);
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+double decode(DType t, const char *p) {
+  switch (t) {
+  case DType::F32: { float f; std::memcpy(&f, p, 4); return f; }
+  case DType::F16: { uint16_t h; std::memcpy(&h, p, 2); return halfToFloat(h); }
+  case DType::BF16: { uint16_t h; std::memcpy(&h, p, 2); uint32_t u = (uint32_t)h << 16; float f; std::memcpy(&f, &u, 4); return f; }
+  case DType::I32: { int32_t x; std::memcpy(&x, p, 4); return x; }
+  case DType::I64: { int64_t x; std::memcpy(&x, p, 8); return (double)x; }
+  case DType::Bool: return *p != 0;
+  }
+  return 0;
+}
+
+/// Random bytes of a dtype: floats in about [-1, 1], integers in [0, 4).
+void randomFill(std::vector<char> &b, DType t, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> u(-1, 1);
+  size_t w = dtypeBytes(t), n = b.size() / w;
+  for (size_t i = 0; i < n; ++i) {
+    char *p = b.data() + i * w;
+    float f = u(rng);
+    switch (t) {
+    case DType::F32: std::memcpy(p, &f, 4); break;
+    case DType::BF16: { uint32_t x; std::memcpy(&x, &f, 4); uint16_t h = (uint16_t)(x >> 16); std::memcpy(p, &h, 2); break; }
+    case DType::F16: { // sign, exponent 2^-6..2^-1, random mantissa
+      uint16_t h = (uint16_t)((rng() & 1) << 15 | (9 + rng() % 6) << 10 | (rng() & 0x3FF));
+      std::memcpy(p, &h, 2);
+      break;
+    }
+    case DType::I32: { int32_t x = (int32_t)(rng() % 4); std::memcpy(p, &x, 4); break; }
+    case DType::I64: { int64_t x = (int64_t)(rng() % 4); std::memcpy(p, &x, 8); break; }
+    case DType::Bool: *p = (char)(rng() & 1); break;
+    }
+  }
+}
+
+struct Inputs {
+  std::vector<std::vector<char>> host;
+  std::vector<cuda::DeviceBuffer> dev;
+  std::vector<jit::Arg> args;
+  std::vector<DType> dtypes;
+};
+
+llvm::Expected<Inputs> makeInputs(const jit::KernelSignature &sig, const TuneRequest &req, const TimingOptions &o) {
+  std::mt19937 rng(o.seed);
+  Inputs in;
+  for (const jit::ParamInfo &p : sig.params) {
+    in.dtypes.push_back(p.dtype);
+    if (!p.isTensor) {
+      in.host.emplace_back();
+      in.dev.emplace_back();
+      double v;
+      if (auto it = o.scalars.find(p.name); it != o.scalars.end())
+        v = it->second;
+      else if (auto d = req.dims.find(p.name); d != req.dims.end())
+        v = (double)d->second;
+      else
+        return err("scalar parameter '" + p.name + "' needs a value: --scalar " + p.name + "=V");
+      in.args.push_back(jit::ScalarArg::of(v));
+      continue;
+    }
+    std::vector<int64_t> shape;
+    int64_t n = 1;
+    for (auto [d, name] : llvm::enumerate(p.dims)) {
+      int64_t e = p.literal[d];
+      if (!name.empty()) {
+        auto it = req.dims.find(name);
+        if (it == req.dims.end())
+          return err("dim '" + name + "' of '" + p.name + "' needs a size: --dim " + name + "=V");
+        e = it->second;
+      }
+      shape.push_back(e);
+      n *= e;
+    }
+    std::vector<char> bytes(std::max<int64_t>(n, 1) * dtypeBytes(p.dtype));
+    randomFill(bytes, p.dtype, rng);
+    auto buf = cuda::DeviceBuffer::allocate(bytes.size());
+    if (!buf)
+      return buf.takeError();
+    if (llvm::Error e = buf->copyFromHost(bytes.data(), bytes.size()))
+      return std::move(e);
+    in.args.push_back(jit::TensorArg{buf->get(), p.dtype, shape, {}});
+    in.host.push_back(std::move(bytes));
+    in.dev.push_back(std::move(*buf));
+  }
+  return in;
+}
+
+llvm::Error restore(Inputs &in) {
+  for (size_t i = 0; i < in.host.size(); ++i)
+    if (!in.host[i].empty())
+      if (llvm::Error e = in.dev[i].copyFromHost(in.host[i].data(), in.host[i].size()))
+        return e;
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<std::vector<char>>> outputs(Inputs &in) {
+  std::vector<std::vector<char>> out(in.host.size());
+  for (size_t i = 0; i < in.host.size(); ++i)
+    if (!in.host[i].empty()) {
+      out[i].resize(in.host[i].size());
+      if (llvm::Error e = in.dev[i].copyToHost(out[i].data(), out[i].size()))
+        return std::move(e);
+    }
+  return out;
+}
+
+/// "" when `got` matches `want` within the dtype's tolerance (relative to the
+/// element and to the tensor's RMS).
+std::string compareOutputs(const Inputs &in, const jit::KernelSignature &sig, const std::vector<std::vector<char>> &got,
+                           const std::vector<std::vector<char>> &want) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i].empty())
+      continue;
+    DType t = in.dtypes[i];
+    size_t w = dtypeBytes(t), n = got[i].size() / w;
+    double rms = 0;
+    for (size_t e = 0; e < n; ++e) {
+      double r = decode(t, want[i].data() + e * w);
+      if (std::isfinite(r))
+        rms += r * r / n;
+    }
+    rms = std::sqrt(rms);
+    double tol = t == DType::BF16 ? 2e-2 : t == DType::F16 ? 4e-3 : t == DType::F32 ? 1e-3 : 0;
+    size_t bad = 0, first = 0;
+    for (size_t e = 0; e < n; ++e) {
+      double g = decode(t, got[i].data() + e * w), r = decode(t, want[i].data() + e * w);
+      bool ok = (std::isnan(g) && std::isnan(r)) || g == r || std::fabs(g - r) <= tol * (std::fabs(r) + rms);
+      if (!ok && bad++ == 0)
+        first = e;
+    }
+    if (bad)
+      return "'" + sig.params[i].name + "' differs from the reference configuration's in " + std::to_string(bad) +
+             " of " + std::to_string(n) + " elements (first at " + std::to_string(first) + ")";
+  }
+  return "";
+}
+
+} // namespace
+
+llvm::Expected<TimingSummary> tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program,
+                                                         const TuneRequest &req, std::vector<Candidate> &cands,
+                                                         const TimingOptions &opts, const Progress &progress) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto sig = program.kernel(req.kernel);
+  if (!sig)
+    return sig.takeError();
+  auto in = makeInputs(*sig, req, opts);
+  if (!in)
+    return in.takeError();
+  const cuda::DriverAPI &api = *cuda::driver();
+  auto sync = [&]() { return cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize"); };
+  auto flush = cuda::DeviceBuffer::allocate(256u << 20); // larger than any L2
+  if (!flush)
+    return flush.takeError();
+  auto evA = cuda::Event::create(), evB = cuda::Event::create();
+  if (!evA || !evB)
+    return err("cannot create CUDA events");
+  TimingSummary sum;
+  std::vector<std::vector<char>> reference;
+  double best = INFINITY;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    Candidate &c = cands[i];
+    if (!c.compiled || c.duplicateOf >= 0) {
+      if (progress)
+        progress(i + 1, cands.size(), c);
+      continue;
+    }
+    if (secondsSince(t0) > opts.budgetSeconds) {
+      c.abandoned = "the search's time budget ran out before this configuration";
+      sum.budgetExhausted = true;
+      if (progress)
+        progress(i + 1, cands.size(), c);
+      continue;
+    }
+    jit::LaunchOptions lo;
+    lo.params = c.config.params;
+    lo.useTuned = false;
+    auto fail = [&](llvm::Error e) {
+      c.failed = llvm::toString(std::move(e));
+      c.compiled = false;
+    };
+    // One checked run on fresh inputs.
+    if (llvm::Error e = restore(*in)) {
+      fail(std::move(e));
+      continue;
+    }
+    auto info = rt.launch(program, sig->name, in->args, lo);
+    if (!info) {
+      fail(info.takeError());
+      continue;
+    }
+    if (llvm::Error e = sync()) {
+      fail(std::move(e));
+      return sum; // the context is unusable after a fault
+    }
+    if (auto res = rt.resources(info->key)) {
+      c.registers = res->registers;
+      c.spillBytes = res->localBytes;
+      c.sharedBytes = info->sharedBytes + res->staticShared;
+    } else {
+      llvm::consumeError(res.takeError());
+    }
+    auto outs = outputs(*in);
+    if (!outs)
+      return outs.takeError();
+    if (reference.empty()) {
+      reference = std::move(*outs);
+      sum.checkedAgainst = (int)i;
+    } else if (std::string bad = compareOutputs(*in, *sig, *outs, reference); !bad.empty()) {
+      c.failed = "wrong output: " + bad;
+      if (progress)
+        progress(i + 1, cands.size(), c);
+      continue;
+    }
+    // Timing: warm-up, then single launches between events, L2 flushed first.
+    for (int w = 0; w < opts.warmup; ++w)
+      if (auto r = rt.launch(program, sig->name, in->args, lo); !r)
+        return r.takeError();
+    auto start = std::chrono::steady_clock::now();
+    std::vector<double> times;
+    while ((int)times.size() < opts.reps) {
+      if (llvm::Error e = flush->fill((unsigned char)times.size()))
+        return std::move(e);
+      if (llvm::Error e = evA->record(nullptr))
+        return std::move(e);
+      if (auto r = rt.launch(program, sig->name, in->args, lo); !r)
+        return r.takeError();
+      if (llvm::Error e = evB->record(nullptr))
+        return std::move(e);
+      auto ms = evB->elapsedSince(*evA);
+      if (!ms)
+        return ms.takeError();
+      times.push_back(*ms);
+      std::vector<double> sorted = times;
+      std::sort(sorted.begin(), sorted.end());
+      double med = sorted[sorted.size() / 2];
+      if (times.size() >= 3 && med > opts.abandonFactor * best) {
+        c.abandoned = "abandoned after " + std::to_string(times.size()) + " runs: " +
+                      std::to_string(med / best).substr(0, 4) + "x slower than the best so far";
+        break;
+      }
+      if (secondsSince(start) > opts.perConfigSeconds) {
+        c.abandoned = "the per-configuration budget ran out after " + std::to_string(times.size()) + " runs";
+        break;
+      }
+    }
+    std::sort(times.begin(), times.end());
+    c.timed = true;
+    c.reps = (int)times.size();
+    c.ms = times[times.size() / 2];
+    c.minMs = times.front();
+    c.maxMs = times.back();
+    if (c.ms < best) {
+      best = c.ms;
+      sum.best = (int)i;
+    }
+    if (progress)
+      progress(i + 1, cands.size(), c);
+  }
+  // Duplicates share their original's timing.
+  for (Candidate &c : cands)
+    if (c.duplicateOf >= 0 && cands[c.duplicateOf].timed) {
+      const Candidate &o = cands[c.duplicateOf];
+      c.timed = true;
+      c.ms = o.ms, c.minMs = o.minMs, c.maxMs = o.maxMs, c.reps = 0;
+      c.registers = o.registers, c.spillBytes = o.spillBytes, c.sharedBytes = o.sharedBytes;
+    }
+  sum.seconds = secondsSince(t0);
+  return sum;
+}
+

@@ -1,0 +1,94 @@
+//===- Tuner.h - pruned, parallel, persistent autotuning --------*- C++ -*-===//
+//
+// compileAll: enumerates a kernel's configurations (Space.h), prunes them,
+// and compiles the rest on a pool of threads, each with its own Compiler (and
+// MLIR context). Without a GPU every PTX is assembled with `ptxas -v` for its
+// resource report; with one, the driver's JIT runs on the same threads and its
+// cubins go to the runtime's disk cache. Configurations whose PTX is identical
+// to an earlier one's are marked duplicates. Nothing is dropped silently: a
+// candidate ends compiled, pruned (with the rule's reason) or failed (with
+// the compiler's error).
+//
+// timeAll (GPU): random inputs from the signature and the given sizes; each
+// compiled candidate is run once on fresh inputs and its outputs compared
+// with the default configuration's; then timed with CUDA events around single
+// launches after warm-up, the L2 cache flushed before each launch, until its
+// repetitions or its time budget run out; candidates far slower than the best
+// so far are abandoned early; the whole search stops at its budget.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_RUNTIME_AUTOTUNE_TUNER_H
+#define TESSERA_RUNTIME_AUTOTUNE_TUNER_H
+
+#include "runtime/autotune/Space.h"
+#include "runtime/autotune/TuneDB.h"
+#include "runtime/jit/Runtime.h"
+
+#include <functional>
+
+namespace tessera::autotune {
+
+struct Candidate {
+  Config config;
+  std::string pruned; // the rule's reason
+  std::string failed; // compile, load, run or check error
+  bool compiled = false;
+  int duplicateOf = -1; // the earlier candidate with identical PTX
+  std::string key, ptxHash;
+  int registers = -1, spillBytes = 0;
+  int64_t sharedBytes = 0;
+  double compileMs = 0;
+  // Timing (GPU).
+  bool timed = false;
+  std::string abandoned; // why timing stopped early
+  double ms = 0, minMs = 0, maxMs = 0;
+  int reps = 0;
+};
+
+struct TuneRequest {
+  std::string kernel;
+  std::map<std::string, int64_t> dims; // every dim and integer scalar
+  bool aligned = true;
+  std::string arch = "sm_90a";
+  unsigned optLevel = 1;
+  unsigned threads = 0; // compile workers; 0: hardware threads
+  int driverVersion = 0;
+  bool driverJit = false;  // load each PTX through the driver (GPU) instead of ptxas
+  jit::DiskCache *cache = nullptr;
+  const cuda::Context *context = nullptr; // made current on every worker (driverJit)
+};
+
+struct CompileSummary {
+  std::vector<Candidate> candidates;
+  int compiled = 0, pruned = 0, failed = 0;
+  double seconds = 0;
+};
+
+using Progress = std::function<void(size_t done, size_t total, const Candidate &last)>;
+
+llvm::Expected<CompileSummary> compileAll(const jit::Program &program, const TuneRequest &req,
+                                          const Progress &progress = {});
+
+struct TimingOptions {
+  std::map<std::string, double> scalars; // scalar arguments by name
+  double budgetSeconds = 60;              // the whole search
+  double perConfigSeconds = 2;
+  int warmup = 3, reps = 20;
+  double abandonFactor = 2.5; // stop timing a candidate this much slower than the best
+  unsigned seed = 1;
+};
+
+struct TimingSummary {
+  int best = -1;      // index into the candidates
+  int checkedAgainst = -1; // the candidate whose outputs were the reference
+  double seconds = 0;
+  bool budgetExhausted = false;
+};
+
+llvm::Expected<TimingSummary> timeAll(jit::Runtime &rt, const jit::Program &program, const TuneRequest &req,
+                                      std::vector<Candidate> &cands, const TimingOptions &opts,
+                                      const Progress &progress = {});
+
+} // namespace tessera::autotune
+
+#endif
