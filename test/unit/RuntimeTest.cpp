@@ -4,6 +4,7 @@
 // argument binding, and the driver loader's behaviour without a driver.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/cuda/Nvrtc.h"
 #include "lib/Support/Npy.h"
 #include "runtime/cuda/Driver.h"
 #include "runtime/jit/Bind.h"
@@ -305,6 +306,39 @@ TEST(Driver, WithoutADriverTheErrorSaysSo) {
   EXPECT_TRUE(cuda::isEnvironmentError(e));
   std::string msg = llvm::toString(std::move(e));
   EXPECT_TRUE(msg.find("NVIDIA driver") != std::string::npos || msg.find("GPU") != std::string::npos) << msg;
+}
+
+} // namespace
+
+namespace {
+
+TEST(Nvrtc, CompilesCudaToPtxWithoutAGpu) {
+  auto v = tessera::cuda::nvrtcVersion();
+  if (!v) {
+    std::string why = llvm::toString(v.takeError());
+    GTEST_SKIP() << why;
+  }
+  auto r = tessera::cuda::compileCuda("extern \"C\" __global__ void twice(float *x, int n) {\n"
+                                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                      "  if (i < n) x[i] *= 2.0f;\n}\n",
+                                      "twice.cu", "sm_90a", {}, "twice");
+  ASSERT_TRUE((bool)r) << llvm::toString(r.takeError());
+  EXPECT_NE(r->ptx.find(".entry twice"), std::string::npos);
+  EXPECT_EQ(r->lowered, "twice");
+}
+
+TEST(Nvrtc, ErrorsCarryTheCompilerLog) {
+  auto v = tessera::cuda::nvrtcVersion();
+  if (!v) {
+    std::string why = llvm::toString(v.takeError());
+    GTEST_SKIP() << why;
+  }
+  auto r = tessera::cuda::compileCuda("__global__ void bad() { undeclared_thing(); }\n", "bad.cu", "sm_90a");
+  ASSERT_FALSE((bool)r);
+  std::string msg = llvm::toString(r.takeError());
+  EXPECT_NE(msg.find("nvrtcCompileProgram(bad.cu) failed"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("undeclared_thing"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bad.cu(1)"), std::string::npos) << msg;
 }
 
 } // namespace
