@@ -68,6 +68,15 @@ struct TuneOptions {
 /// or when a configuration failed to compile; 2 without a GPU (unless --compile-only).
 int runTune(const TuneOptions &opts);
 
+struct BenchOptions {
+  bool compileOnly = false;
+  std::string cudaDir = "examples/cuda";
+  std::string arch = "sm_90a";
+};
+
+/// `tessera bench` (Bench.cpp).
+int runBench(const BenchOptions &opts);
+
 } // namespace tessera
 
 #endif

@@ -73,6 +73,13 @@ int main(int argc, char **argv) {
   t->add_option("--db", tune.db, "the tuning database (default: $TESSERA_TUNING_DB or the cache directory)");
   t->add_flag("--no-save", tune.noSave, "do not store the winner");
 
+  tessera::BenchOptions bench;
+  CLI::App *bn = app.add_subcommand(
+      "bench", "Compare kernels with hand-written CUDA baselines (examples/cuda) and vendor libraries.");
+  bn->add_flag("--compile-only", bench.compileOnly, "compile every CUDA baseline with NVRTC (no GPU needed)");
+  bn->add_option("--cuda-dir", bench.cudaDir, "the directory of the .cu baselines")->capture_default_str();
+  bn->add_option("--arch", bench.arch, "the architecture to compile for")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -92,5 +99,7 @@ int main(int argc, char **argv) {
     return tessera::runRun(run);
   if (*t)
     return tessera::runTune(tune);
+  if (*bn)
+    return tessera::runBench(bench);
   return 1;
 }
