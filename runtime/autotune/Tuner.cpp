@@ -169,7 +169,9 @@ float halfToFloat(uint16_t h) {
   return f;
 }
 
-double decode(DType t, const char *p) {
+} // namespace
+
+double tessera::autotune::decodeElement(DType t, const char *p) {
   switch (t) {
   case DType::F32: { float f; std::memcpy(&f, p, 4); return f; }
   case DType::F16: { uint16_t h; std::memcpy(&h, p, 2); return halfToFloat(h); }
@@ -180,6 +182,8 @@ double decode(DType t, const char *p) {
   }
   return 0;
 }
+
+namespace {
 
 /// Random bytes of a dtype: floats in about [-1, 1], integers in [0, 4).
 void randomFill(std::vector<char> &b, DType t, std::mt19937 &rng) {
@@ -203,15 +207,12 @@ void randomFill(std::vector<char> &b, DType t, std::mt19937 &rng) {
   }
 }
 
-struct Inputs {
-  std::vector<std::vector<char>> host;
-  std::vector<cuda::DeviceBuffer> dev;
-  std::vector<jit::Arg> args;
-  std::vector<DType> dtypes;
-};
+} // namespace
 
-llvm::Expected<Inputs> makeInputs(const jit::KernelSignature &sig, const TuneRequest &req, const TimingOptions &o) {
-  std::mt19937 rng(o.seed);
+llvm::Expected<Inputs> tessera::autotune::makeInputs(const jit::KernelSignature &sig,
+                                                     const std::map<std::string, int64_t> &dims,
+                                                     const std::map<std::string, double> &scalars, unsigned seed) {
+  std::mt19937 rng(seed);
   Inputs in;
   for (const jit::ParamInfo &p : sig.params) {
     in.dtypes.push_back(p.dtype);
@@ -219,9 +220,9 @@ llvm::Expected<Inputs> makeInputs(const jit::KernelSignature &sig, const TuneReq
       in.host.emplace_back();
       in.dev.emplace_back();
       double v;
-      if (auto it = o.scalars.find(p.name); it != o.scalars.end())
+      if (auto it = scalars.find(p.name); it != scalars.end())
         v = it->second;
-      else if (auto d = req.dims.find(p.name); d != req.dims.end())
+      else if (auto d = dims.find(p.name); d != dims.end())
         v = (double)d->second;
       else
         return err("scalar parameter '" + p.name + "' needs a value: --scalar " + p.name + "=V");
@@ -233,8 +234,8 @@ llvm::Expected<Inputs> makeInputs(const jit::KernelSignature &sig, const TuneReq
     for (auto [d, name] : llvm::enumerate(p.dims)) {
       int64_t e = p.literal[d];
       if (!name.empty()) {
-        auto it = req.dims.find(name);
-        if (it == req.dims.end())
+        auto it = dims.find(name);
+        if (it == dims.end())
           return err("dim '" + name + "' of '" + p.name + "' needs a size: --dim " + name + "=V");
         e = it->second;
       }
@@ -255,7 +256,7 @@ llvm::Expected<Inputs> makeInputs(const jit::KernelSignature &sig, const TuneReq
   return in;
 }
 
-llvm::Error restore(Inputs &in) {
+llvm::Error tessera::autotune::restore(Inputs &in) {
   for (size_t i = 0; i < in.host.size(); ++i)
     if (!in.host[i].empty())
       if (llvm::Error e = in.dev[i].copyFromHost(in.host[i].data(), in.host[i].size()))
@@ -263,7 +264,7 @@ llvm::Error restore(Inputs &in) {
   return llvm::Error::success();
 }
 
-llvm::Expected<std::vector<std::vector<char>>> outputs(Inputs &in) {
+llvm::Expected<std::vector<std::vector<char>>> tessera::autotune::outputs(Inputs &in) {
   std::vector<std::vector<char>> out(in.host.size());
   for (size_t i = 0; i < in.host.size(); ++i)
     if (!in.host[i].empty()) {
@@ -273,6 +274,8 @@ llvm::Expected<std::vector<std::vector<char>>> outputs(Inputs &in) {
     }
   return out;
 }
+
+namespace {
 
 /// "" when `got` matches `want` within the dtype's tolerance (relative to the
 /// element and to the tensor's RMS).
@@ -285,7 +288,7 @@ std::string compareOutputs(const Inputs &in, const jit::KernelSignature &sig, co
     size_t w = dtypeBytes(t), n = got[i].size() / w;
     double rms = 0;
     for (size_t e = 0; e < n; ++e) {
-      double r = decode(t, want[i].data() + e * w);
+      double r = decodeElement(t, want[i].data() + e * w);
       if (std::isfinite(r))
         rms += r * r / n;
     }
@@ -293,7 +296,7 @@ std::string compareOutputs(const Inputs &in, const jit::KernelSignature &sig, co
     double tol = t == DType::BF16 ? 2e-2 : t == DType::F16 ? 4e-3 : t == DType::F32 ? 1e-3 : 0;
     size_t bad = 0, first = 0;
     for (size_t e = 0; e < n; ++e) {
-      double g = decode(t, got[i].data() + e * w), r = decode(t, want[i].data() + e * w);
+      double g = decodeElement(t, got[i].data() + e * w), r = decodeElement(t, want[i].data() + e * w);
       bool ok = (std::isnan(g) && std::isnan(r)) || g == r || std::fabs(g - r) <= tol * (std::fabs(r) + rms);
       if (!ok && bad++ == 0)
         first = e;
@@ -314,7 +317,7 @@ llvm::Expected<TimingSummary> tessera::autotune::timeAll(jit::Runtime &rt, const
   auto sig = program.kernel(req.kernel);
   if (!sig)
     return sig.takeError();
-  auto in = makeInputs(*sig, req, opts);
+  auto in = makeInputs(*sig, req.dims, opts.scalars, opts.seed);
   if (!in)
     return in.takeError();
   const cuda::DriverAPI &api = *cuda::driver();

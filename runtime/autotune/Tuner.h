@@ -45,6 +45,21 @@ struct Candidate {
   int reps = 0;
 };
 
+/// Random device tensors and scalar arguments for a signature at given sizes:
+/// floats in about [-1, 1], integers in [0, 4); the host copies restore them.
+struct Inputs {
+  std::vector<std::vector<char>> host; // empty for scalars
+  std::vector<cuda::DeviceBuffer> dev;
+  std::vector<jit::Arg> args;
+  std::vector<DType> dtypes;
+};
+llvm::Expected<Inputs> makeInputs(const jit::KernelSignature &sig, const std::map<std::string, int64_t> &dims,
+                                  const std::map<std::string, double> &scalars, unsigned seed = 1);
+llvm::Error restore(Inputs &in);
+/// Every tensor's bytes (empty for scalars).
+llvm::Expected<std::vector<std::vector<char>>> outputs(Inputs &in);
+double decodeElement(DType t, const char *p);
+
 struct TuneRequest {
   std::string kernel;
   std::map<std::string, int64_t> dims; // every dim and integer scalar

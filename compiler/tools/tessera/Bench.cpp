@@ -5,8 +5,10 @@
 // each kernel's PTX with ptxas for its resource report, and lists the kernels the
 // files declare with `// tessera-bench: KERNEL grid=[...] block=N` lines (the
 // calling convention of docs/bench.md). Exit 0 when every file compiles, 1 when
-// one does not, 2 without NVRTC. Running the comparisons on a GPU (--suite,
-// --against) is the next step of this command.
+// one does not, 2 without NVRTC.
+// `tessera bench FILE.tile --against FILE.cu:KERNEL --dim ...` and `tessera bench
+// --suite` run the comparisons on the GPU (runtime/bench/Compare.h): a table on
+// stdout, --json and --svg reports; exit 1 when an output is off.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/tools/tessera/Driver.h"
@@ -15,6 +17,8 @@
 #include "lib/Target/PTX.h"
 #include "runtime/cuda/Driver.h"
 #include "runtime/cuda/Nvrtc.h"
+#include "runtime/bench/Compare.h"
+#include "runtime/jit/Runtime.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -25,6 +29,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <unistd.h>
 
 using namespace tessera;
 
@@ -50,14 +55,106 @@ std::vector<std::string> declaredKernels(llvm::StringRef text) {
   return out;
 }
 
+std::map<std::string, double> items(const std::vector<std::string> &v, const char *flag, bool &ok) {
+  std::map<std::string, double> out;
+  for (const std::string &item : v) {
+    auto [n, val] = llvm::StringRef(item).split('=');
+    double x;
+    if (n.trim().empty() || val.trim().getAsDouble(x)) {
+      printToolError(llvm::errs(), llvm::Twine(flag) + " expects NAME=NUMBER, got '" + item + "'");
+      ok = false;
+    }
+    out[n.trim().str()] = x;
+  }
+  return out;
+}
+
+int writeFile(const std::string &path, llvm::function_ref<void(llvm::raw_ostream &)> fn) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    printToolError(llvm::errs(), "cannot write " + path + ": " + ec.message());
+    return 1;
+  }
+  fn(os);
+  return 0;
+}
+
+int runComparisons(const BenchOptions &opts) {
+  std::vector<bench::PairSpec> specs;
+  if (opts.suite) {
+    specs = bench::suite(opts.sourceDir);
+  } else {
+    if (opts.input.empty() || opts.against.empty()) {
+      printToolError(llvm::errs(), "tessera bench needs --suite, or FILE.tile --against FILE.cu:KERNEL "
+                                   "(or --compile-only)");
+      return 1;
+    }
+    auto [cu, kernel] = llvm::StringRef(opts.against).rsplit(':');
+    if (kernel.empty() || !cu.ends_with(".cu")) {
+      printToolError(llvm::errs(), "--against expects FILE.cu:KERNEL, got '" + opts.against + "'");
+      return 1;
+    }
+    bool ok = true;
+    auto dims = items(opts.dims, "--dim", ok);
+    auto scalars = items(opts.scalars, "--scalar", ok);
+    if (!ok)
+      return 1;
+    bench::PairSpec p{"custom", "", opts.input, opts.kernel, cu.str(), kernel.str()};
+    for (auto &[n, v] : dims) {
+      p.dims[n] = (int64_t)v;
+      p.label += (p.label.empty() ? "" : " ") + n + "=" + std::to_string((int64_t)v);
+    }
+    p.scalars = scalars;
+    p.flops = opts.flops;
+    p.bytes = opts.bytes;
+    specs.push_back(p);
+  }
+  auto rt = jit::Runtime::create();
+  if (!rt)
+    return report(rt.takeError());
+  auto name = (*rt)->context().name();
+  std::string device = name ? *name : "unknown GPU";
+  if (!name)
+    llvm::consumeError(name.takeError());
+  bench::Roofline roof;
+  auto copy = bench::measureCopyTBps();
+  if (!copy)
+    return report(copy.takeError());
+  roof.copyTBps = *copy;
+  std::vector<bench::Result> results;
+  bool allOk = true;
+  for (const bench::PairSpec &p : specs) {
+    if (isatty(2))
+      llvm::errs() << "bench: " << p.family << " " << p.label << "\n";
+    auto r = bench::runPair(**rt, p, opts.reps);
+    if (!r)
+      return report(r.takeError());
+    if (p.flops <= 0 && p.bytes <= 0) // report something: bytes of every tensor once
+      r->spec.bytes = 0;
+    for (const bench::Side &s : r->sides)
+      allOk &= s.ok;
+    results.push_back(std::move(*r));
+  }
+  llvm::outs() << "device: " << device << "\n";
+  bench::printTable(llvm::outs(), results, roof);
+  if (!opts.json.empty() && writeFile(opts.json, [&](llvm::raw_ostream &os) {
+        bench::writeJSON(os, results, roof, device);
+      }))
+    return 1;
+  if (!opts.svg.empty() &&
+      writeFile(opts.svg, [&](llvm::raw_ostream &os) { bench::writeSVG(os, results, device); }))
+    return 1;
+  if (!allOk)
+    printToolError(llvm::errs(), "some outputs differ from Tessera's beyond the gate (rel err FAIL)");
+  return allOk ? 0 : 1;
+}
+
 } // namespace
 
 int tessera::runBench(const BenchOptions &opts) {
-  if (!opts.compileOnly) {
-    printToolError(llvm::errs(), "tessera bench runs only with --compile-only so far; the GPU comparisons "
-                                 "(--suite, --against FILE.cu:KERNEL) are not built yet");
-    return 1;
-  }
+  if (!opts.compileOnly)
+    return runComparisons(opts);
   auto version = cuda::nvrtcVersion();
   if (!version)
     return report(version.takeError());

@@ -69,6 +69,13 @@ struct TuneOptions {
 int runTune(const TuneOptions &opts);
 
 struct BenchOptions {
+  std::string input, kernel, against; // FILE.tile --against FILE.cu:KERNEL
+  std::vector<std::string> dims, scalars;
+  double flops = 0, bytes = 0;
+  bool suite = false;
+  std::string sourceDir = "."; // where --suite finds examples/ and test/programs/
+  std::string json, svg;
+  int reps = 30;
   bool compileOnly = false;
   std::string cudaDir = "examples/cuda";
   std::string arch = "sm_90a";

@@ -76,6 +76,18 @@ int main(int argc, char **argv) {
   tessera::BenchOptions bench;
   CLI::App *bn = app.add_subcommand(
       "bench", "Compare kernels with hand-written CUDA baselines (examples/cuda) and vendor libraries.");
+  bn->add_option("file", bench.input, "the .tile kernel to compare (with --against)");
+  bn->add_option("--kernel", bench.kernel, "the kernel (needed only to pick one of several)");
+  bn->add_option("--against", bench.against, "FILE.cu:KERNEL: the hand-written CUDA twin");
+  bn->add_option("--dim", bench.dims, "NAME=V: the size of a dim")->allow_extra_args(false);
+  bn->add_option("--scalar", bench.scalars, "NAME=V: a scalar argument")->allow_extra_args(false);
+  bn->add_option("--flops", bench.flops, "floating-point operations per launch (for TFLOP/s)");
+  bn->add_option("--bytes", bench.bytes, "bytes moved per launch (for TB/s)");
+  bn->add_flag("--suite", bench.suite, "softmax, matmul and attention over size sweeps, against CUDA and cuBLAS");
+  bn->add_option("--source-dir", bench.sourceDir, "where --suite finds the kernels")->capture_default_str();
+  bn->add_option("--json", bench.json, "write the results as JSON");
+  bn->add_option("--svg", bench.svg, "write throughput against size as an SVG plot");
+  bn->add_option("--reps", bench.reps, "timed launches per side")->capture_default_str();
   bn->add_flag("--compile-only", bench.compileOnly, "compile every CUDA baseline with NVRTC (no GPU needed)");
   bn->add_option("--cuda-dir", bench.cudaDir, "the directory of the .cu baselines")->capture_default_str();
   bn->add_option("--arch", bench.arch, "the architecture to compile for")->capture_default_str();

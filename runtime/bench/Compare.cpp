@@ -1,0 +1,327 @@
+//===- Compare.cpp - Tessera beside hand-written CUDA and cuBLAS ----------===//
+#include "runtime/bench/Compare.h"
+
+#include "runtime/autotune/Tuner.h"
+#include "runtime/bench/Baseline.h"
+#include "runtime/cuda/Cublas.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+using namespace tessera;
+using namespace tessera::bench;
+
+namespace {
+
+llvm::Error err(const llvm::Twine &msg) { return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str()); }
+
+llvm::Error sync() { return cuda::check(cuda::driver()->cuCtxSynchronize(), "cuCtxSynchronize"); }
+
+/// Median, min and max milliseconds of single launches, L2 flushed before each.
+llvm::Error timeIt(const std::function<llvm::Error()> &fn, int reps, Side &out) {
+  static auto flush = cuda::DeviceBuffer::allocate(256u << 20);
+  if (!flush)
+    return flush.takeError();
+  auto a = cuda::Event::create(), b = cuda::Event::create();
+  if (!a)
+    return a.takeError();
+  if (!b)
+    return b.takeError();
+  for (int w = 0; w < 5; ++w)
+    if (llvm::Error e = fn())
+      return e;
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    if (llvm::Error e = flush->fill((unsigned char)r))
+      return e;
+    if (llvm::Error e = a->record(nullptr))
+      return e;
+    if (llvm::Error e = fn())
+      return e;
+    if (llvm::Error e = b->record(nullptr))
+      return e;
+    auto ms = b->elapsedSince(*a);
+    if (!ms)
+      return ms.takeError();
+    t.push_back(*ms);
+  }
+  std::sort(t.begin(), t.end());
+  out.ms = t[t.size() / 2];
+  out.minMs = t.front();
+  out.maxMs = t.back();
+  return llvm::Error::success();
+}
+
+/// max |x - t| / max |t| over every tensor.
+double relativeError(const autotune::Inputs &in, const std::vector<std::vector<char>> &x,
+                     const std::vector<std::vector<char>> &t) {
+  double worst = 0, scale = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (x[i].empty())
+      continue;
+    size_t w = dtypeBytes(in.dtypes[i]);
+    for (size_t e = 0; e < x[i].size() / w; ++e) {
+      double a = autotune::decodeElement(in.dtypes[i], x[i].data() + e * w),
+             b = autotune::decodeElement(in.dtypes[i], t[i].data() + e * w);
+      if (std::isnan(a) != std::isnan(b))
+        return INFINITY;
+      if (std::isfinite(b))
+        scale = std::max(scale, std::fabs(b));
+      if (std::isfinite(a) && std::isfinite(b))
+        worst = std::max(worst, std::fabs(a - b));
+    }
+  }
+  return scale > 0 ? worst / scale : worst;
+}
+
+double gateFor(const autotune::Inputs &in) {
+  double g = 1e-4;
+  for (size_t i = 0; i < in.dtypes.size(); ++i)
+    if (!in.host[i].empty())
+      g = std::max(g, in.dtypes[i] == DType::BF16 ? 2e-2 : in.dtypes[i] == DType::F16 ? 4e-3 : 1e-4);
+  return g;
+}
+
+} // namespace
+
+double Result::throughput(const Side &s) const {
+  double work = spec.flops > 0 ? spec.flops : spec.bytes;
+  return s.ms > 0 ? work / s.ms / 1e9 : 0;
+}
+
+double Roofline::of(const Result &r, const Side &s) const {
+  double roof = r.spec.flops > 0 ? peakTFLOPs : copyTBps;
+  return roof > 0 ? 100 * r.throughput(s) / roof : 0;
+}
+
+llvm::Expected<double> tessera::bench::measureCopyTBps() {
+  size_t bytes = 1u << 30;
+  auto src = cuda::DeviceBuffer::allocate(bytes), dst = cuda::DeviceBuffer::allocate(bytes);
+  if (!src)
+    return src.takeError();
+  if (!dst)
+    return dst.takeError();
+  if (llvm::Error e = src->fill(1))
+    return std::move(e);
+  Side s;
+  if (llvm::Error e = timeIt(
+          [&] {
+            return cuda::check(cuda::driver()->cuMemcpyDtoDAsync(dst->get(), src->get(), bytes, nullptr),
+                               "cuMemcpyDtoDAsync");
+          },
+          20, s))
+    return std::move(e);
+  return 2.0 * bytes / s.ms / 1e9;
+}
+
+llvm::Expected<Result> tessera::bench::runPair(jit::Runtime &rt, const PairSpec &spec, int reps) {
+  auto program = jit::Program::fromFile(spec.tileFile);
+  if (!program)
+    return program.takeError();
+  auto sig = (*program)->kernel(spec.kernel);
+  if (!sig)
+    return sig.takeError();
+  auto in = autotune::makeInputs(*sig, spec.dims, spec.scalars, 7);
+  if (!in)
+    return in.takeError();
+  Result res;
+  res.spec = spec;
+  double gate = gateFor(*in);
+  // Tessera: once on fresh inputs (its outputs are the reference), then timed.
+  Side t{"tessera"};
+  auto launchTessera = [&]() -> llvm::Error {
+    auto info = rt.launch(**program, sig->name, in->args);
+    if (!info)
+      return info.takeError();
+    t.note = info->tuned ? "tuned (database)" : "default configuration";
+    return llvm::Error::success();
+  };
+  if (llvm::Error e = autotune::restore(*in))
+    return std::move(e);
+  if (llvm::Error e = launchTessera())
+    return std::move(e);
+  if (llvm::Error e = sync())
+    return std::move(e);
+  auto ref = autotune::outputs(*in);
+  if (!ref)
+    return ref.takeError();
+  if (llvm::Error e = timeIt(launchTessera, reps, t))
+    return std::move(e);
+  res.sides.push_back(t);
+
+  auto other = [&](Side s, const std::function<llvm::Error()> &fn) -> llvm::Error {
+    if (llvm::Error e = autotune::restore(*in))
+      return e;
+    if (llvm::Error e = fn())
+      return e;
+    if (llvm::Error e = sync())
+      return e;
+    auto outs = autotune::outputs(*in);
+    if (!outs)
+      return outs.takeError();
+    s.relErr = relativeError(*in, *outs, *ref);
+    s.ok = s.relErr <= gate;
+    if (llvm::Error e = timeIt(fn, reps, s))
+      return e;
+    res.sides.push_back(s);
+    return llvm::Error::success();
+  };
+  if (!spec.cuFile.empty()) {
+    auto base = CudaBaseline::load(spec.cuFile, spec.cuKernel, rt.arch());
+    if (!base)
+      return base.takeError();
+    std::map<std::string, int64_t> dims = spec.dims;
+    if (llvm::Error e = other(Side{"cuda", 0, 0, 0, 0, true, spec.cuKernel},
+                              [&] { return base->launch(*sig, in->args, dims); }))
+      return std::move(e);
+  }
+  if (spec.cublas) {
+    auto blas = cuda::Cublas::create();
+    if (!blas)
+      return blas.takeError();
+    auto ptr = [&](int i) { return std::get<jit::TensorArg>(in->args[i]).data; };
+    int m = (int)spec.dims.at("M"), n = (int)spec.dims.at("N"), k = (int)spec.dims.at("K");
+    if (llvm::Error e = other(Side{"cublas", 0, 0, 0, 0, true, "cublasGemmEx"},
+                              [&] { return blas->gemmBf16(ptr(0), ptr(1), ptr(2), m, n, k); }))
+      return std::move(e);
+  }
+  return res;
+}
+
+//===----------------------------------------------------------------------===//
+// Reports
+//===----------------------------------------------------------------------===//
+
+void tessera::bench::printTable(llvm::raw_ostream &os, llvm::ArrayRef<Result> results, const Roofline &roof) {
+  os << llvm::format("%-10s %-22s %-8s %10s %10s %10s %12s %8s %9s %10s  %s\n", "workload", "size", "side",
+                     "median ms", "min ms", "max ms", "throughput", "% roof", "speedup", "rel err", "note");
+  for (const Result &r : results) {
+    const Side &t = r.sides.front();
+    for (const Side &s : r.sides) {
+      std::string tp = llvm::formatv("{0:F1} {1}", r.throughput(s), r.unit()).str();
+      std::string speed = &s == &t ? "-" : llvm::formatv("{0:F2}x", s.ms / t.ms).str();
+      std::string rel = &s == &t ? "(ref)" : llvm::formatv("{0:E1}{1}", s.relErr, s.ok ? "" : " FAIL").str();
+      os << llvm::format("%-10s %-22s %-8s %10.4f %10.4f %10.4f %12s %7.1f%% %9s %10s  %s\n", r.spec.family.c_str(),
+                         r.spec.label.c_str(), s.name.c_str(), s.ms, s.minMs, s.maxMs, tp.c_str(), roof.of(r, s),
+                         speed.c_str(), rel.c_str(), s.note.c_str());
+    }
+  }
+  os << "speedup: the side's median over Tessera's (above 1: Tessera is faster); % roof: of the measured copy "
+        "bandwidth ("
+     << llvm::format("%.2f", roof.copyTBps) << " TB/s) or of the datasheet's dense bf16 peak ("
+     << llvm::format("%.0f", roof.peakTFLOPs) << " TFLOP/s)\n";
+}
+
+void tessera::bench::writeJSON(llvm::raw_ostream &os, llvm::ArrayRef<Result> results, const Roofline &roof,
+                               llvm::StringRef device) {
+  llvm::json::Array rows;
+  for (const Result &r : results)
+    for (const Side &s : r.sides) {
+      llvm::json::Object dims;
+      for (auto &[n, v] : r.spec.dims)
+        dims[n] = v;
+      rows.push_back(llvm::json::Object{{"workload", r.spec.family},
+                                        {"size", r.spec.label},
+                                        {"dims", std::move(dims)},
+                                        {"side", s.name},
+                                        {"median_ms", s.ms},
+                                        {"min_ms", s.minMs},
+                                        {"max_ms", s.maxMs},
+                                        {"throughput", r.throughput(s)},
+                                        {"unit", r.unit()},
+                                        {"percent_of_roofline", roof.of(r, s)},
+                                        {"speedup_vs_tessera", s.ms / r.sides.front().ms},
+                                        {"rel_err_vs_tessera", s.relErr},
+                                        {"ok", s.ok},
+                                        {"note", s.note}});
+    }
+  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                   {"device", device},
+                                   {"copy_TBps", roof.copyTBps},
+                                   {"peak_bf16_TFLOPs_datasheet", roof.peakTFLOPs},
+                                   {"rows", std::move(rows)}}))
+     << "\n";
+}
+
+void tessera::bench::writeSVG(llvm::raw_ostream &os, llvm::ArrayRef<Result> results, llvm::StringRef device) {
+  std::vector<std::string> families;
+  for (const Result &r : results)
+    if (std::find(families.begin(), families.end(), r.spec.family) == families.end())
+      families.push_back(r.spec.family);
+  const int W = 640, H = 300, pad = 60;
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H * families.size() + 30
+     << "\" font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"18\">tessera bench --suite on " << device
+     << "</text>\n";
+  const char *colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
+  for (auto [fi, fam] : llvm::enumerate(families)) {
+    int y0 = 30 + (int)fi * H;
+    std::vector<const Result *> rs;
+    for (const Result &r : results)
+      if (r.spec.family == fam)
+        rs.push_back(&r);
+    std::vector<std::string> sides;
+    double top = 0;
+    for (const Result *r : rs)
+      for (const Side &s : r->sides) {
+        if (std::find(sides.begin(), sides.end(), s.name) == sides.end())
+          sides.push_back(s.name);
+        top = std::max(top, r->throughput(s));
+      }
+    top = top > 0 ? top * 1.1 : 1;
+    auto px = [&](size_t i) { return pad + (rs.size() > 1 ? (double)i * (W - 2 * pad) / (rs.size() - 1) : 0.0); };
+    auto py = [&](double v) { return y0 + H - pad + 10 - v / top * (H - 2 * pad); };
+    os << "<text x=\"" << pad << "\" y=\"" << y0 + 20 << "\" font-weight=\"bold\">" << fam << " ("
+       << rs.front()->unit() << ")</text>\n";
+    os << "<line x1=\"" << pad << "\" y1=\"" << py(0) << "\" x2=\"" << W - pad << "\" y2=\"" << py(0)
+       << "\" stroke=\"black\"/>\n<line x1=\"" << pad << "\" y1=\"" << py(0) << "\" x2=\"" << pad << "\" y2=\""
+       << py(top) << "\" stroke=\"black\"/>\n";
+    for (int k = 0; k <= 4; ++k)
+      os << "<text x=\"5\" y=\"" << py(top * k / 4) + 4 << "\">" << llvm::format("%.1f", top * k / 4) << "</text>\n";
+    for (auto [i, r] : llvm::enumerate(rs))
+      os << "<text x=\"" << px(i) - 30 << "\" y=\"" << py(0) + 16 << "\">" << r->spec.label << "</text>\n";
+    for (auto [si, side] : llvm::enumerate(sides)) {
+      std::string pts;
+      for (auto [i, r] : llvm::enumerate(rs))
+        for (const Side &s : r->sides)
+          if (s.name == side)
+            pts += llvm::formatv("{0:F1},{1:F1} ", px(i), py(r->throughput(s))).str();
+      const char *c = colors[si % 4];
+      os << "<polyline fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\" points=\"" << pts << "\"/>\n";
+      os << "<text x=\"" << W - pad - 70 << "\" y=\"" << y0 + 20 + 14 * si << "\" fill=\"" << c << "\">" << side
+         << "</text>\n";
+    }
+  }
+  os << "</svg>\n";
+}
+
+std::vector<PairSpec> tessera::bench::suite(const std::string &dir) {
+  std::vector<PairSpec> out;
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{32768, 1024}, {32768, 2048}, {32768, 4096}, {16384, 8192},
+                      {8192, 16384}}) {
+    PairSpec p{"softmax", std::to_string(m) + "x" + std::to_string(n) + " bf16", dir + "/test/programs/softmax_bf16.tile",
+               "", dir + "/examples/cuda/softmax.cu", "softmax_bf16"};
+    p.dims = {{"M", m}, {"N", n}};
+    p.bytes = 2.0 * m * n * 2;
+    out.push_back(p);
+  }
+  for (int64_t n : {1024, 2048, 4096, 8192}) {
+    PairSpec p{"matmul", std::to_string(n) + "^3 bf16", dir + "/examples/matmul.tile", "",
+               dir + "/examples/cuda/matmul.cu", "matmul_bf16", true};
+    p.dims = {{"M", n}, {"N", n}, {"K", n}};
+    p.flops = 2.0 * n * n * n;
+    out.push_back(p);
+  }
+  for (int64_t n : {1024, 2048, 4096}) {
+    PairSpec p{"attention", "B4 H32 N" + std::to_string(n) + " D128", dir + "/examples/attention.tile", "",
+               dir + "/examples/cuda/attention.cu", "attention_bf16_d128"};
+    p.dims = {{"B", 4}, {"H", 32}, {"N", n}, {"D", 128}};
+    p.scalars = {{"scale", 1 / std::sqrt(128.0)}};
+    p.flops = 4.0 * 4 * 32 * n * n * 128;
+    out.push_back(p);
+  }
+  return out;
+}

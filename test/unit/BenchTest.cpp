@@ -1,0 +1,107 @@
+//===- BenchTest.cpp - the bench's convention and reports (no GPU) --------===//
+#include "runtime/bench/Baseline.h"
+#include "runtime/bench/Compare.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+using namespace tessera;
+using namespace tessera::bench;
+
+namespace {
+
+TEST(BenchExpr, EvaluatesLaunchExpressions) {
+  std::map<std::string, int64_t> d = {{"M", 1000}, {"N", 4096}, {"B", 4}, {"H", 32}};
+  auto v = evalExpr("cdiv(M, 128)", d);
+  ASSERT_TRUE((bool)v);
+  EXPECT_EQ(*v, 8);
+  EXPECT_EQ(*evalExpr("B*H", d), 128);
+  EXPECT_EQ(*evalExpr("max(1, min(N / 64, 7)) + (2 - 1) * 3", d), 10);
+  auto bad = evalExpr("cdiv(M, Q)", d);
+  ASSERT_FALSE((bool)bad);
+  EXPECT_NE(llvm::toString(bad.takeError()).find("unknown dim 'Q'"), std::string::npos);
+  auto zero = evalExpr("M / (N - N)", d);
+  ASSERT_FALSE((bool)zero);
+  EXPECT_NE(llvm::toString(zero.takeError()).find("division by zero"), std::string::npos);
+  EXPECT_FALSE((bool)evalExpr("M +", d)) ;
+  EXPECT_FALSE((bool)evalExpr("(M", d));
+}
+
+TEST(BenchDecls, ParsesTheDeclarationLines) {
+  auto d = parseDecls("// tessera-bench: mm grid=[cdiv(N,128), cdiv(M,128)] block=256 smem=56832\n"
+                      "int x;\n// tessera-bench: sm grid=[M] block=128\n",
+                      "f.cu");
+  ASSERT_TRUE((bool)d) << llvm::toString(d.takeError());
+  ASSERT_EQ(d->size(), 2u);
+  EXPECT_EQ((*d)[0].name, "mm");
+  ASSERT_EQ((*d)[0].grid.size(), 2u);
+  EXPECT_EQ((*d)[0].grid[1], "cdiv(M,128)");
+  EXPECT_EQ((*d)[0].smem, 56832);
+  EXPECT_EQ((*d)[1].block, 128);
+  auto bad = parseDecls("\n// tessera-bench: k block=2048 grid=[1]\n", "g.cu");
+  ASSERT_FALSE((bool)bad);
+  EXPECT_NE(llvm::toString(bad.takeError()).find("g.cu:2: bad tessera-bench line: block must be 1..1024"),
+            std::string::npos);
+  EXPECT_FALSE((bool)parseDecls("// tessera-bench: k block=64\n", "h.cu")); // no grid
+}
+
+TEST(BenchDecls, EveryBaselineDeclaresWellFormedKernels) {
+  for (const char *f : {"softmax.cu", "matmul.cu", "attention.cu"}) {
+    auto buf = llvm::MemoryBuffer::getFile(std::string(TESSERA_SOURCE_DIR) + "/examples/cuda/" + f);
+    ASSERT_TRUE((bool)buf) << f;
+    auto d = parseDecls((*buf)->getBuffer(), f);
+    ASSERT_TRUE((bool)d) << llvm::toString(d.takeError());
+    EXPECT_FALSE(d->empty()) << f;
+    for (const BaselineDecl &k : *d)
+      for (const std::string &g : k.grid)
+        EXPECT_TRUE((bool)evalExpr(g, {{"M", 100}, {"N", 100}, {"K", 64}, {"B", 1}, {"H", 2}, {"D", 64}}))
+            << f << ": " << g;
+  }
+}
+
+TEST(BenchConvention, DimsInOrderOfFirstAppearance) {
+  auto p = jit::Program::fromSource("t.tile", "kernel mm(a: tensor<bf16, [M, K]>, b: tensor<bf16, [K, N]>, "
+                                              "c: tensor<bf16, [M, N]>) grid [1] { }\n");
+  ASSERT_TRUE((bool)p);
+  EXPECT_EQ(dimOrder((*p)->kernels()[0]), (std::vector<std::string>{"M", "K", "N"}));
+}
+
+TEST(BenchReports, TableJsonAndSvg) {
+  Result r;
+  r.spec.family = "matmul";
+  r.spec.label = "4096^3 bf16";
+  r.spec.dims = {{"M", 4096}, {"N", 4096}, {"K", 4096}};
+  r.spec.flops = 2.0 * 4096 * 4096 * 4096;
+  r.sides = {Side{"tessera", 0.5, 0.49, 0.52, 0, true, "default configuration"},
+             Side{"cublas", 0.25, 0.24, 0.26, 1e-3, true, "cublasGemmEx"},
+             Side{"cuda", 1.0, 0.9, 1.1, 0.5, false, "matmul_bf16"}};
+  Roofline roof;
+  roof.copyTBps = 4.2;
+  std::string table;
+  llvm::raw_string_ostream ts(table);
+  printTable(ts, {r}, roof);
+  EXPECT_NE(table.find("274.9 TFLOP/s"), std::string::npos) << table;
+  EXPECT_NE(table.find("0.50x"), std::string::npos) << table; // cuBLAS twice as fast
+  EXPECT_NE(table.find("FAIL"), std::string::npos) << table;
+  std::string json;
+  llvm::raw_string_ostream js(json);
+  writeJSON(js, {r}, roof, "NVIDIA H200");
+  auto v = llvm::json::parse(json);
+  ASSERT_TRUE((bool)v) << llvm::toString(v.takeError());
+  auto *rows = v->getAsObject()->getArray("rows");
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 3u);
+  EXPECT_EQ((*rows)[1].getAsObject()->getString("side"), llvm::StringRef("cublas"));
+  EXPECT_NEAR(*(*rows)[1].getAsObject()->getNumber("throughput"), 549.8, 0.1);
+  std::string svg;
+  llvm::raw_string_ostream ss(svg);
+  writeSVG(ss, {r}, "NVIDIA H200");
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("<polyline"), std::string::npos);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+} // namespace
