@@ -22,7 +22,7 @@ struct bf16 {
 constexpr int kThreads = 256;
 
 __device__ __forceinline__ float toF(float v) { return v; }
-__device__ __forceinline__ float toF(bf16 v) { return __int_as_float((int)v.bits << 16); }
+__device__ __forceinline__ float toF(bf16 v) { return __int_as_float((int)((unsigned)v.bits << 16)); }
 template <typename T> __device__ __forceinline__ T fromF(float v);
 template <> __device__ __forceinline__ float fromF<float>(float v) { return v; }
 template <> __device__ __forceinline__ bf16 fromF<bf16>(float v) {
