@@ -282,7 +282,7 @@ namespace {
 std::string compareOutputs(const Inputs &in, const jit::KernelSignature &sig, const std::vector<std::vector<char>> &got,
                            const std::vector<std::vector<char>> &want) {
   for (size_t i = 0; i < got.size(); ++i) {
-    if (got[i].empty())
+    if (got[i].empty() || (got[i] == in.host[i] && want[i] == in.host[i])) // an input, untouched
       continue;
     DType t = in.dtypes[i];
     size_t w = dtypeBytes(t), n = got[i].size() / w;
