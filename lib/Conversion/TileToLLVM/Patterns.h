@@ -15,6 +15,7 @@ void populateMemoryPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patt
 void populateReducePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateShapePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateDotPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
+void populatePrintPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateKernelPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 /// Scalar math on NVPTX: ex2/lg2/rsqrt/tanh approximations, f16/bf16 through f32.
 void populateMathToNVVMPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);

@@ -118,7 +118,10 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
     if (missing.wasInterrupted())
       return signalPassFailure();
     WalkResult unsupported = module.walk([](tile::PrintOp op) {
-      op.emitError("print() is not supported on the GPU yet; run the kernel in the interpreter");
+      if (!isa<RankedTensorType>(op.getValue().getType()))
+        return WalkResult::advance();
+      op.emitError("print() of a tile runs only in the interpreter (tessera run --interpret); on the GPU, "
+                   "print a scalar (a reduction or an element)");
       return WalkResult::interrupt();
     });
     if (unsupported.wasInterrupted())
@@ -225,17 +228,11 @@ struct DimLowering : ConvertOpToLLVMPattern<tile::DimOp> {
   }
 };
 
-struct PrintLowering : ConvertOpToLLVMPattern<tile::PrintOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(tile::PrintOp op, OpAdaptor, ConversionPatternRewriter &) const override {
-    return op.emitError("print() is not supported on the GPU yet; run the kernel in the interpreter");
-  }
-};
-
 } // namespace
 
 void tessera::conversion::populateKernelPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
-  patterns.add<ReturnLowering, DimLowering, PrintLowering,
+  populatePrintPatterns(tc, patterns);
+  patterns.add<ReturnLowering, DimLowering,
                GridIndexLowering<tile::ProgramIdOp, NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
                GridIndexLowering<tile::NumProgramsOp, NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>>(tc);
 }

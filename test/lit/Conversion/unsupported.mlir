@@ -8,7 +8,7 @@ tile.kernel @unsupported(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4
 } {
   %c0 = arith.constant 0 : i32
   %t = tile.load %x[%c0] : !tile.tensor<?xf32> -> tensor<128xf32>
-  // expected-error @+1 {{print() is not supported on the GPU yet; run the kernel in the interpreter}}
+  // expected-error @+1 {{print() of a tile runs only in the interpreter (tessera run --interpret); on the GPU, print a scalar (a reduction or an element)}}
   tile.print "t = ", %t : tensor<128xf32>
   tile.return
 }
