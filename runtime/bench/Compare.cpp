@@ -6,6 +6,7 @@
 #include "runtime/cuda/Cublas.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
@@ -272,23 +273,27 @@ void tessera::bench::writeSVG(llvm::raw_ostream &os, llvm::ArrayRef<Result> resu
         top = std::max(top, r->throughput(s));
       }
     top = top > 0 ? top * 1.1 : 1;
-    auto px = [&](size_t i) { return pad + (rs.size() > 1 ? (double)i * (W - 2 * pad) / (rs.size() - 1) : 0.0); };
-    auto py = [&](double v) { return y0 + H - pad + 10 - v / top * (H - 2 * pad); };
+    auto pxv = [&](size_t i) { return pad + (rs.size() > 1 ? (double)i * (W - 2 * pad) / (rs.size() - 1) : 0.0); };
+    auto pyv = [&](double v) { return y0 + H - pad + 10 - v / top * (H - 2 * pad); };
+    auto px = [&](size_t i) { return llvm::formatv("{0:F1}", pxv(i)).str(); };
+    auto py = [&](double v) { return llvm::formatv("{0:F1}", pyv(v)).str(); };
     os << "<text x=\"" << pad << "\" y=\"" << y0 + 20 << "\" font-weight=\"bold\">" << fam << " ("
        << rs.front()->unit() << ")</text>\n";
     os << "<line x1=\"" << pad << "\" y1=\"" << py(0) << "\" x2=\"" << W - pad << "\" y2=\"" << py(0)
        << "\" stroke=\"black\"/>\n<line x1=\"" << pad << "\" y1=\"" << py(0) << "\" x2=\"" << pad << "\" y2=\""
        << py(top) << "\" stroke=\"black\"/>\n";
     for (int k = 0; k <= 4; ++k)
-      os << "<text x=\"5\" y=\"" << py(top * k / 4) + 4 << "\">" << llvm::format("%.1f", top * k / 4) << "</text>\n";
+      os << "<text x=\"5\" y=\"" << llvm::formatv("{0:F1}", pyv(top * k / 4) + 4) << "\">"
+         << llvm::format("%.1f", top * k / 4) << "</text>\n";
     for (auto [i, r] : llvm::enumerate(rs))
-      os << "<text x=\"" << px(i) - 30 << "\" y=\"" << py(0) + 16 << "\">" << r->spec.label << "</text>\n";
+      os << "<text x=\"" << llvm::formatv("{0:F1}", pxv(i) - 30) << "\" y=\"" << llvm::formatv("{0:F1}", pyv(0) + 16)
+         << "\">" << r->spec.label << "</text>\n";
     for (auto [si, side] : llvm::enumerate(sides)) {
       std::string pts;
       for (auto [i, r] : llvm::enumerate(rs))
         for (const Side &s : r->sides)
           if (s.name == side)
-            pts += llvm::formatv("{0:F1},{1:F1} ", px(i), py(r->throughput(s))).str();
+            pts += px(i) + "," + py(r->throughput(s)) + " ";
       const char *c = colors[si % 4];
       os << "<polyline fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\" points=\"" << pts << "\"/>\n";
       os << "<text x=\"" << W - pad - 70 << "\" y=\"" << y0 + 20 + 14 * si << "\" fill=\"" << c << "\">" << side

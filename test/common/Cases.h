@@ -26,7 +26,10 @@ struct CaseArg {
   Role role = Role::In;
   HostTensor t;      // tensors (Out: zeros here, poisoned on the device)
   double scalar = 0; // Role::Scalar
-  bool exactInDiff = true; // compared exactly when the GPU is checked against the interpreter
+  /// Compared exactly when the GPU is checked against the interpreter: only where
+  /// one rounding of the same values decides every element (no approximate math,
+  /// no reduction order, no fused multiply-add); otherwise within dtype tolerances.
+  bool exactInDiff = false;
 };
 
 struct ProgramCase {
@@ -72,6 +75,11 @@ std::vector<double> matmulRef(const HostTensor &a, const HostTensor &b, int64_t 
 /// softmax(Q K^T * scale) V per (batch, head) over [B, H, N, D]; keys j <= i when causal.
 std::vector<double> attentionRef(const HostTensor &q, const HostTensor &k, const HostTensor &v, bool causal,
                                  double scale);
+/// Marks arguments `idx` of `c` as bit-exact between the GPU and the interpreter.
+inline void exact(ProgramCase &c, std::initializer_list<int> idx) {
+  for (int i : idx)
+    c.args[i].exactInDiff = true;
+}
 /// Rounds a double to a dtype (nearest even), as a store would.
 double roundTo(DType d, double v);
 

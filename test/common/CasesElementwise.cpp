@@ -25,6 +25,7 @@ void activations(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{sz("clamp", m, n), "test/programs/clamp.tile"};
     c.args = {in("x", rnd(rng, DType::F32, {m, n}, -8, 8)), output("y", DType::F32, {m, n}), output("z", DType::F32, {m, n}),
               output("r6", DType::F32, {m, n}), scalar("lo", -0.3), scalar("hi", 0.6)};
+    exact(c, {1, 2, 3});
     c.check = [](const std::vector<CaseArg> &a) {
       const auto &x = a[0].t.v;
       std::vector<double> y(x.size()), z(x.size()), r6(x.size());
@@ -41,7 +42,6 @@ void activations(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     int64_t n = 5000;
     ProgramCase c{sz("gelu_tanh", n), "test/programs/gelu_tanh.tile"};
     c.args = {in("x", rnd(rng, DType::BF16, {n}, -4, 4)), output("y", DType::BF16, {n})};
-    c.args[1].exactInDiff = false;
     c.check = [](const std::vector<CaseArg> &a) {
       std::vector<double> want;
       for (double v : a[0].t.v)
@@ -54,7 +54,6 @@ void activations(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     int64_t m = 50, n = 150;
     ProgramCase c{sz("swish_f16", m, n), "test/programs/swish.tile", "swish"};
     c.args = {in("x", rnd(rng, DType::F16, {m, n}, -5, 5)), output("y", DType::F16, {m, n}), scalar("beta", 1.25)};
-    c.args[1].exactInDiff = false;
     c.check = [](const std::vector<CaseArg> &a) {
       std::vector<double> want;
       for (double v : a[0].t.v)
@@ -68,7 +67,6 @@ void activations(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{sz("swiglu_f16", m, n), "test/programs/swish.tile", "swiglu"};
     c.args = {in("a", rnd(rng, DType::F16, {m, n}, -4, 4)), in("b", rnd(rng, DType::F16, {m, n})),
               output("g", DType::F16, {m, n})};
-    c.args[2].exactInDiff = false;
     c.check = [](const std::vector<CaseArg> &a) {
       std::vector<double> want;
       for (size_t i = 0; i < a[0].t.v.size(); ++i)
@@ -82,6 +80,7 @@ void activations(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{sz("scaled_residual_bf16", n), "test/programs/scaled_residual.tile"};
     c.args = {in("x", rnd(rng, DType::BF16, {n})), in("r", rnd(rng, DType::BF16, {n})), output("y", DType::BF16, {n}),
               scalar("alpha", 0.3), scalar("gamma", 1.7)};
+    exact(c, {2}); // per-op bf16 rounding, no fused multiply-add (seen on the H200)
     c.check = [n](const std::vector<CaseArg> &a) {
       auto b = [](double v) { return roundTo(DType::BF16, v); };
       double a2 = b(b(0.3) * 2), gamma = (double)1.7f;
@@ -103,6 +102,7 @@ void integers(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{sz("quantize", n), "test/programs/quantize.tile", "quantize"};
     c.args = {in("x", rnd(rng, DType::F32, {n}, -3, 3)), output("q", DType::I32, {n}), scalar("inv_scale", 40),
               scalar("qmax", 100)};
+    exact(c, {1});
     c.check = [n](const std::vector<CaseArg> &a) {
       std::vector<double> want(n);
       for (int64_t i = 0; i < n; ++i) {
@@ -118,6 +118,7 @@ void integers(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     int64_t n = 3000;
     ProgramCase c{sz("dequantize", n), "test/programs/quantize.tile", "dequantize"};
     c.args = {in("q", rnd(rng, DType::I32, {n}, -128, 128)), output("y", DType::F16, {n}), scalar("scale", 0.0625)};
+    exact(c, {1});
     c.check = [n](const std::vector<CaseArg> &a) {
       std::vector<double> want(n);
       for (int64_t i = 0; i < n; ++i)
@@ -132,6 +133,7 @@ void integers(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     c.args = {output("rows", DType::I32, {l}), output("cols_out", DType::I32, {l}), output("dist", DType::I32, {l}),
               output("key", DType::I64, {l}), output("wrapped", DType::I32, {l}), scalar("cols", 37),
               scalar("stride", 1000), scalar("offset", 5e9), scalar("shift", 50)};
+    exact(c, {0, 1, 2, 3, 4});
     c.check = [l](const std::vector<CaseArg> &a) {
       std::vector<double> r(l), cc(l), d(l), k(l), w(l);
       for (int64_t f = 0; f < l; ++f) {
@@ -152,6 +154,7 @@ void integers(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     c.args = {in("ids", rnd(rng, DType::I64, {t}, -3, 55)), in("table", rnd(rng, DType::BF16, {v, d})),
               in("pos", rnd(rng, DType::BF16, {p, d})), output("out", DType::BF16, {t, d}), output("bad", DType::I32, {t}),
               scalar("scale", 0.5)};
+    exact(c, {4});
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> o(t * d), bad(t);
       for (int64_t i = 0; i < t; ++i) {
@@ -172,7 +175,6 @@ void loops(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     int64_t nb = (n + 1023) / 1024, ch = std::max<int64_t>(1, (nb + 63) / 64), g = (nb + ch - 1) / ch;
     ProgramCase c{sz("dot_unrolled", n), "test/programs/dot_unrolled.tile"};
     c.args = {in("x", rnd(rng, DType::F32, {n})), in("y", rnd(rng, DType::F32, {n})), output("out", DType::F32, {g})};
-    c.args[2].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> want(g, 0.0);
       for (int64_t i = 0; i < n; ++i)
@@ -185,8 +187,6 @@ void loops(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{sz("grid_stride", n, p), "test/programs/grid_stride.tile"};
     HostTensor y0 = rnd(rng, DType::F32, {n});
     c.args = {in("x", rnd(rng, DType::F32, {n})), inout("y", y0), output("partial", DType::F32, {p}), scalar("a", 1.5)};
-    c.args[1].exactInDiff = false; // the GPU fuses a * x + y
-    c.args[2].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> y(n), part(p, 0.0);
       for (int64_t i = 0; i < n; ++i) {
@@ -202,7 +202,6 @@ void loops(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{std::string("parity_branch_") + (absFirst ? "abs" : "noabs"), "test/programs/parity_branch.tile"};
     c.args = {in("x", rnd(rng, DType::F32, {m, n})), output("y", DType::F32, {m, n}), scalar("even_scale", 2.5),
               scalar("abs_first", absFirst)};
-    c.args[1].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> want(m * n);
       for (int64_t r = 0; r < m; ++r)
@@ -224,6 +223,7 @@ void loops(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{std::string("select_var_") + (flag ? "set" : "unset"), "test/programs/select_var.tile"};
     HostTensor x0 = rnd(rng, DType::F32, {384});
     c.args = {inout("x", x0), scalar("flag", flag)};
+    exact(c, {0});
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> want = x0.v;
       for (int i = 0; i < 128; ++i)
@@ -238,7 +238,6 @@ void geometry(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   {
     ProgramCase c{"nested_reduce_3x5x70", "test/programs/nested_reduce.tile"};
     c.args = {in("x", rnd(rng, DType::F32, {3, 5, 70})), output("y", DType::F32, {1})};
-    c.args[1].exactInDiff = false;
     c.check = [](const std::vector<CaseArg> &a) {
       double s = 0;
       for (int i = 0; i < 2; ++i)
@@ -255,7 +254,6 @@ void geometry(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     c.args = {in("a", rnd(rng, DType::F32, {m, 16})), in("b", rnd(rng, DType::F32, {n, 16})),
               output("d", DType::F32, {m, n}), output("near", DType::F32, {n}), output("far", DType::F32, {n})};
     for (int i : {2, 3, 4})
-      c.args[i].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> d(m * n, 0.0), nr(n, INFINITY), fr(n, -INFINITY);
       for (int64_t i = 0; i < m; ++i)
@@ -275,7 +273,6 @@ void geometry(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{"nearest_centroid_n150_k40", "test/programs/nearest_centroid.tile"};
     c.args = {in("x", rnd(rng, DType::F32, {n, 64})), in("c", rnd(rng, DType::F32, {k, 64})),
               output("best", DType::I32, {n}), output("best_d", DType::F32, {n})};
-    c.args[2].exactInDiff = c.args[3].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> dmin(n, INFINITY);
       std::string bad;

@@ -19,7 +19,6 @@ void dots(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{"dot_reductions", P("test/programs/dot_reductions.tile")};
     c.args = {in("a", rnd(rng, DType::BF16, {32, 64})), in("b", rnd(rng, DType::BF16, {64, 128})),
               output("rows", DType::F32, {32}), output("cols", DType::F32, {128})};
-    c.args[2].exactInDiff = false;
     c.check = [](const std::vector<CaseArg> &a) {
       auto prod = matmulRef(a[0].t, a[1].t, 32, 128, 64, false);
       std::vector<double> rs(32, 0.0), cs(128, -INFINITY);
@@ -36,7 +35,6 @@ void dots(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{"dot_rowsum_m200", P("test/programs/dot_rowsum.tile")};
     c.args = {in("a", rnd(rng, DType::BF16, {200, 64})), in("b", rnd(rng, DType::BF16, {64, 64})),
               output("y", DType::F32, {200})};
-    c.args[2].exactInDiff = false;
     c.check = [](const std::vector<CaseArg> &a) {
       auto prod = matmulRef(a[0].t, a[1].t, 200, 64, 64, false);
       std::vector<double> want(200, 0.0);
@@ -55,7 +53,6 @@ void dots(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     HostTensor cold = rnd(rng, DType::BF16, {bt, m, n});
     c.args = {in("a", rnd(rng, DType::BF16, {bt, m, k})), in("b", rnd(rng, DType::BF16, {bt, k, n})),
               inout("c", cold), scalar("alpha", 0.7), scalar("beta", -0.4)};
-    c.args[2].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> want(bt * m * n);
       for (int64_t z = 0; z < bt; ++z) {
@@ -79,7 +76,6 @@ void dots(std::vector<ProgramCase> &out, std::mt19937 &rng) {
       c.args = {in("a", tn ? rnd(rng, DType::F16, {k, m}) : rnd(rng, DType::F16, {m, k})),
                 in("b", tn ? rnd(rng, DType::F16, {k, n}) : rnd(rng, DType::F16, {n, k})),
                 output("c", DType::F16, {m, n})};
-      c.args[2].exactInDiff = false;
       c.check = [=](const std::vector<CaseArg> &a) {
         return closeTo("c", a[2].t, matmulRef(a[0].t, a[1].t, m, n, k, tn, !tn), 1e-3, 2e-3);
       };
@@ -93,7 +89,6 @@ void dots(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     c.args = {in("q", rnd(rng, DType::F16, s, -2, 2)), in("k", rnd(rng, DType::F16, s, -2, 2)),
               in("v", rnd(rng, DType::F16, s)), output("o", DType::F16, s), scalar("sm_scale", 0.125),
               scalar("causal", causal)};
-    c.args[3].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       return closeTo("o", a[3].t, attentionRef(a[0].t, a[1].t, a[2].t, causal, 0.125), 3e-3, 3e-3);
     };
@@ -106,7 +101,6 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     int64_t m = 333, n = 200;
     ProgramCase c{"column_sum_m333_n200", P("test/programs/column_sum.tile")};
     c.args = {in("x", rnd(rng, DType::F32, {m, n})), output("s", DType::F32, {n}), output("mean", DType::F32, {n})};
-    c.args[1].exactInDiff = c.args[2].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> s(n, 0.0), mean(n);
       for (int64_t i = 0; i < m; ++i)
@@ -123,7 +117,6 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
                   P("test/programs/layernorm.tile")};
     c.args = {in("x", rnd(rng, DType::F32, {m, n}, -2, 3)), in("w", rnd(rng, DType::F32, {n})),
               in("b", rnd(rng, DType::F32, {n})), output("y", DType::F32, {m, n}), scalar("eps", 1e-5)};
-    c.args[3].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       const auto &x = a[0].t.v, &w = a[1].t.v, &b = a[2].t.v;
       std::vector<double> want(m * n);
@@ -144,7 +137,6 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     int64_t m = 33, n = 700;
     ProgramCase c{"log_softmax_m33_n700", P("test/programs/log_softmax.tile")};
     c.args = {in("x", rnd(rng, DType::F32, {m, n}, -3, 3)), output("y", DType::F32, {m, n}), output("ent", DType::F32, {m})};
-    c.args[1].exactInDiff = c.args[2].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> y(m * n), ent(m, 0.0);
       for (int64_t r = 0; r < m; ++r) {
@@ -167,7 +159,6 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{"rmsnorm_f16_m" + std::to_string(m) + "_n" + std::to_string(n), P("test/programs/rmsnorm.tile")};
     c.args = {in("x", rnd(rng, DType::F16, {m, n}, -2, 2)), in("w", rnd(rng, DType::F16, {n})),
               output("y", DType::F16, {m, n}), scalar("eps", 1e-6)};
-    c.args[2].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> want(m * n);
       for (int64_t r = 0; r < m; ++r) {
@@ -186,6 +177,7 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{"row_max_min_m40_n1000", P("test/programs/row_max_min.tile")};
     c.args = {in("x", rnd(rng, DType::F32, {m, n}, -5, 5)), output("mx", DType::F32, {m}), output("mn", DType::F32, {m}),
               output("rng", DType::F32, {m})};
+    exact(c, {1, 2, 3});
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> hi(m, -INFINITY), lo(m, INFINITY), r(m);
       for (int64_t i = 0; i < m; ++i) {
@@ -203,7 +195,6 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{"softmax_bf16_m" + std::to_string(m) + "_n" + std::to_string(n),
                   P("test/programs/softmax_bf16.tile")};
     c.args = {in("x", rnd(rng, DType::BF16, {m, n}, -4, 4)), output("y", DType::BF16, {m, n})};
-    c.args[1].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> want(m * n);
       for (int64_t r = 0; r < m; ++r) {
@@ -223,7 +214,6 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{"softmax_long_m" + std::to_string(m) + "_n" + std::to_string(n),
                   P("test/programs/softmax_long.tile")};
     c.args = {in("x", rnd(rng, DType::F32, {m, n}, -6, 6)), output("y", DType::F32, {m, n})};
-    c.args[1].exactInDiff = false;
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> want(m * n);
       for (int64_t r = 0; r < m; ++r) {

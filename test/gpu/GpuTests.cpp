@@ -10,6 +10,7 @@
 #include "test/gpu/GpuFixture.h"
 
 #include "runtime/autotune/TuneDB.h"
+#include "runtime/bench/Compare.h"
 
 #include <gtest/gtest.h>
 
@@ -94,6 +95,41 @@ TEST_F(Gpu, LaunchesUseTheTuningDatabase) {
   for (int64_t i = 0; i < n; ++i)
     want[i] = (double)(float)(2 * x.host.v[i]);
   expectClose(z, want, 0, 0);
+}
+
+// The hand-written CUDA baselines (NVRTC) on ragged sizes agree with Tessera,
+// through the comparison `tessera bench` runs.
+TEST_F(Gpu, CudaBaselinesAgreeWithTessera) {
+  std::string dir = sourceDir();
+  std::vector<bench::PairSpec> specs;
+  auto add = [&](const char *tile, const char *cu, const char *kernel, std::map<std::string, int64_t> dims,
+                 std::map<std::string, double> scalars = {}) {
+    bench::PairSpec p{"test", kernel, dir + "/" + tile, "", dir + "/examples/cuda/" + cu, kernel};
+    p.dims = std::move(dims);
+    p.scalars = std::move(scalars);
+    p.bytes = 1;
+    specs.push_back(p);
+  };
+  add("test/programs/softmax_bf16.tile", "softmax.cu", "softmax_bf16", {{"M", 100}, {"N", 3000}});
+  add("examples/softmax.tile", "softmax.cu", "softmax_f32", {{"M", 77}, {"N", 1001}});
+  add("examples/matmul.tile", "matmul.cu", "matmul_bf16", {{"M", 300}, {"N", 200}, {"K", 136}});
+  add("examples/attention.tile", "attention.cu", "attention_bf16_d64", {{"B", 1}, {"H", 2}, {"N", 200}, {"D", 64}},
+      {{"scale", 0.125}});
+  add("examples/causal_attention.tile", "attention.cu", "causal_attention_bf16_d128",
+      {{"B", 2}, {"H", 2}, {"N", 200}, {"D", 128}}, {{"scale", 0.088}});
+  for (const bench::PairSpec &p : specs) {
+    auto r = bench::runPair(*runtime, p, 3);
+    if (!r) {
+      std::string why = llvm::toString(r.takeError());
+      if (why.find("no NVRTC") != std::string::npos)
+        GTEST_SKIP() << why;
+      FAIL() << p.cuKernel << ": " << why;
+    }
+    ASSERT_EQ(r->sides.size(), 2u);
+    EXPECT_TRUE(r->sides[1].ok) << p.cuKernel << ": relative error " << r->sides[1].relErr;
+    EXPECT_LT(r->sides[1].relErr, 2e-2) << p.cuKernel;
+    printf("%s: CUDA against Tessera, relative error %.2e\n", p.cuKernel.c_str(), r->sides[1].relErr);
+  }
 }
 
 } // namespace
