@@ -131,10 +131,11 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
       info.loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       slot = std::make_unique<Loaded>(Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes, ck->key});
     }
-    found = prepared_.emplace(sigKey, Prepared{slot.get(), ck->grid}).first;
+    found = prepared_.emplace(sigKey, Prepared{slot.get(), ck->grid, info.tuned}).first;
   }
   const Prepared &prep = found->second;
   info.grid = prep.grid;
+  info.tuned = prep.tuned;
   info.threads = 32 * prep.loaded->numWarps;
   info.sharedBytes = prep.loaded->sharedBytes;
   info.key = prep.loaded->key;

@@ -38,7 +38,7 @@ struct LaunchInfo {
   bool compiled = false;  // this launch compiled (or loaded) the kernel
   bool fromDisk = false;  // ... from the disk cache
   bool cubinFromDisk = false; // the driver's JIT output came from the disk cache
-  bool tuned = false;     // the tuning database chose the parameters
+  bool tuned = false;     // the tuning database chose the parameters (every launch of the signature)
   double compileMs = 0;   // frontend + codegen, or frontend + disk read
   double loadMs = 0;      // the driver's PTX JIT (cuLink) unless cached, and cuModuleLoadDataEx
   std::array<int64_t, 3> grid = {1, 1, 1};
@@ -89,6 +89,7 @@ private:
   struct Prepared {
     Loaded *loaded = nullptr;
     std::array<int64_t, 3> grid = {1, 1, 1};
+    bool tuned = false; // the tuning database chose the parameters
   };
   Runtime(cuda::Context ctx, std::string arch, std::unique_ptr<DiskCache> disk, unsigned optLevel)
       : ctx_(std::move(ctx)), arch_(std::move(arch)), disk_(std::move(disk)), compiler_(disk_.get()),

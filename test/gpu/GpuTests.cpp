@@ -83,6 +83,9 @@ TEST_F(Gpu, LaunchesUseTheTuningDatabase) {
   ASSERT_TRUE((bool)info) << llvm::toString(info.takeError());
   EXPECT_TRUE(info->tuned);
   EXPECT_EQ(info->threads, 256u);     // num_warps=8 from the database
+  auto again = runtime->launch(*p, "", {x.arg(), x.arg(), z.arg()});
+  ASSERT_TRUE((bool)again);
+  EXPECT_TRUE(again->tuned); // a cached launch says so too
   EXPECT_EQ(info->grid[0], 12);       // cdiv(6000, 512)
   jit::LaunchOptions off;
   off.useTuned = false;
