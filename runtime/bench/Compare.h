@@ -45,9 +45,12 @@ struct Result {
 };
 
 struct Roofline {
-  double copyTBps = 0;         // measured: device-to-device copy (read + write)
-  double peakTFLOPs = 989.4;   // H100/H200 SXM dense bf16, the datasheet's
+  double copyTBps = 0;       // measured: device-to-device copy (read + write)
+  double peakTFLOPs = 989.4; // H100/H200 SXM dense bf16, the datasheet's, until measured
+  std::string peakSource = "the datasheet's dense bf16 peak";
   double of(const Result &r, const Side &s) const;
+  /// The compute roof becomes the best cuBLAS throughput among `results`, if any.
+  void measureComputeFrom(llvm::ArrayRef<Result> results);
 };
 
 llvm::Expected<Result> runPair(jit::Runtime &rt, const PairSpec &spec, int reps = 30);

@@ -96,6 +96,9 @@ TEST(BenchReports, TableJsonAndSvg) {
   ASSERT_EQ(rows->size(), 3u);
   EXPECT_EQ((*rows)[1].getAsObject()->getString("side"), llvm::StringRef("cublas"));
   EXPECT_NEAR(*(*rows)[1].getAsObject()->getNumber("throughput"), 549.8, 0.1);
+  roof.measureComputeFrom({r});
+  EXPECT_NEAR(roof.peakTFLOPs, 549.8, 0.1); // the cuBLAS side's throughput
+  EXPECT_NEAR(roof.of(r, r.sides[0]), 50.0, 0.1);
   std::string svg;
   llvm::raw_string_ostream ss(svg);
   writeSVG(ss, {r}, "NVIDIA H200");

@@ -136,6 +136,7 @@ int runComparisons(const BenchOptions &opts) {
       allOk &= s.ok;
     results.push_back(std::move(*r));
   }
+  roof.measureComputeFrom(results);
   llvm::outs() << "device: " << device << "\n";
   bench::printTable(llvm::outs(), results, roof);
   if (!opts.json.empty() && writeFile(opts.json, [&](llvm::raw_ostream &os) {
