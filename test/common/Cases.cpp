@@ -80,3 +80,32 @@ std::vector<double> tessera::testutil::attentionRef(const HostTensor &q, const H
   }
   return o;
 }
+
+std::vector<double> tessera::testutil::softmaxRef(const HostTensor &x, int64_t m, int64_t n) {
+  std::vector<double> want(m * n);
+  for (int64_t r = 0; r < m; ++r) {
+    double mx = -INFINITY, s = 0;
+    for (int64_t c = 0; c < n; ++c)
+      mx = std::max(mx, x.v[r * n + c]);
+    for (int64_t c = 0; c < n; ++c)
+      s += std::exp(x.v[r * n + c] - mx);
+    for (int64_t c = 0; c < n; ++c)
+      want[r * n + c] = std::exp(x.v[r * n + c] - mx) / s;
+  }
+  return want;
+}
+
+std::vector<double> tessera::testutil::layernormRef(const HostTensor &x, const HostTensor &w, const HostTensor &b,
+                                                    int64_t m, int64_t n, double eps) {
+  std::vector<double> want(m * n);
+  for (int64_t r = 0; r < m; ++r) {
+    double mean = 0, var = 0;
+    for (int64_t j = 0; j < n; ++j)
+      mean += x.v[r * n + j] / n;
+    for (int64_t j = 0; j < n; ++j)
+      var += (x.v[r * n + j] - mean) * (x.v[r * n + j] - mean) / n;
+    for (int64_t j = 0; j < n; ++j)
+      want[r * n + j] = (x.v[r * n + j] - mean) / std::sqrt(var + eps) * w.v[j] + b.v[j];
+  }
+  return want;
+}

@@ -80,6 +80,11 @@ inline void exact(ProgramCase &c, std::initializer_list<int> idx) {
   for (int i : idx)
     c.args[i].exactInDiff = true;
 }
+/// Row softmax of an [m, n] tensor in float64.
+std::vector<double> softmaxRef(const HostTensor &x, int64_t m, int64_t n);
+/// LayerNorm over the rows of x [m, n] (biased variance) with weight w and bias b.
+std::vector<double> layernormRef(const HostTensor &x, const HostTensor &w, const HostTensor &b, int64_t m, int64_t n,
+                                 double eps);
 /// Rounds a double to a dtype (nearest even), as a store would.
 double roundTo(DType d, double v);
 

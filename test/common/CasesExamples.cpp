@@ -33,25 +33,11 @@ void vectorAdd(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t n) {
   out.push_back(std::move(c));
 }
 
-std::vector<double> softmaxRows(const HostTensor &x, int64_t m, int64_t n) {
-  std::vector<double> want(m * n);
-  for (int64_t r = 0; r < m; ++r) {
-    double mx = -INFINITY, s = 0;
-    for (int64_t c = 0; c < n; ++c)
-      mx = std::max(mx, x.v[r * n + c]);
-    for (int64_t c = 0; c < n; ++c)
-      s += std::exp(x.v[r * n + c] - mx);
-    for (int64_t c = 0; c < n; ++c)
-      want[r * n + c] = std::exp(x.v[r * n + c] - mx) / s;
-  }
-  return want;
-}
-
 void softmax(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int64_t n) {
   ProgramCase c{nameOf("softmax", {{"m", m}, {"n", n}}), "examples/softmax.tile"};
   c.args = {in("x", rnd(rng, DType::F32, {m, n}, -4, 4)), output("y", DType::F32, {m, n})};
   c.check = [m, n](const std::vector<CaseArg> &a) {
-    return closeTo("y", a[1].t, softmaxRows(a[0].t, m, n), 1e-6, 1e-4);
+    return closeTo("y", a[1].t, softmaxRef(a[0].t, m, n), 1e-6, 1e-4);
   };
   out.push_back(std::move(c));
 }
@@ -61,18 +47,7 @@ void layernorm(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int6
   c.args = {in("x", rnd(rng, DType::F32, {m, n}, -2, 3)), in("w", rnd(rng, DType::F32, {n})),
             in("b", rnd(rng, DType::F32, {n})), output("y", DType::F32, {m, n}), scalar("eps", 1e-5)};
   c.check = [m, n](const std::vector<CaseArg> &a) {
-    const auto &x = a[0].t.v, &w = a[1].t.v, &b = a[2].t.v;
-    std::vector<double> want(m * n);
-    for (int64_t r = 0; r < m; ++r) {
-      double mean = 0, var = 0;
-      for (int64_t j = 0; j < n; ++j)
-        mean += x[r * n + j] / n;
-      for (int64_t j = 0; j < n; ++j)
-        var += (x[r * n + j] - mean) * (x[r * n + j] - mean) / n;
-      for (int64_t j = 0; j < n; ++j)
-        want[r * n + j] = (x[r * n + j] - mean) / std::sqrt(var + 1e-5) * w[j] + b[j];
-    }
-    return closeTo("y", a[3].t, want, 1e-4, 1e-4);
+    return closeTo("y", a[3].t, layernormRef(a[0].t, a[1].t, a[2].t, m, n, 1e-5), 1e-4, 1e-4);
   };
   out.push_back(std::move(c));
 }

@@ -118,18 +118,7 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     c.args = {in("x", rnd(rng, DType::F32, {m, n}, -2, 3)), in("w", rnd(rng, DType::F32, {n})),
               in("b", rnd(rng, DType::F32, {n})), output("y", DType::F32, {m, n}), scalar("eps", 1e-5)};
     c.check = [=](const std::vector<CaseArg> &a) {
-      const auto &x = a[0].t.v, &w = a[1].t.v, &b = a[2].t.v;
-      std::vector<double> want(m * n);
-      for (int64_t r = 0; r < m; ++r) {
-        double mean = 0, var = 0;
-        for (int64_t j = 0; j < n; ++j)
-          mean += x[r * n + j] / n;
-        for (int64_t j = 0; j < n; ++j)
-          var += (x[r * n + j] - mean) * (x[r * n + j] - mean) / n;
-        for (int64_t j = 0; j < n; ++j)
-          want[r * n + j] = (x[r * n + j] - mean) / std::sqrt(var + 1e-5) * w[j] + b[j];
-      }
-      return closeTo("y", a[3].t, want, 1e-4, 1e-4);
+      return closeTo("y", a[3].t, layernormRef(a[0].t, a[1].t, a[2].t, m, n, 1e-5), 1e-4, 1e-4);
     };
     out.push_back(std::move(c));
   }
@@ -196,17 +185,7 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
                   P("test/programs/softmax_bf16.tile")};
     c.args = {in("x", rnd(rng, DType::BF16, {m, n}, -4, 4)), output("y", DType::BF16, {m, n})};
     c.check = [=](const std::vector<CaseArg> &a) {
-      std::vector<double> want(m * n);
-      for (int64_t r = 0; r < m; ++r) {
-        double mx = -INFINITY, s = 0;
-        for (int64_t j = 0; j < n; ++j)
-          mx = std::max(mx, a[0].t.v[r * n + j]);
-        for (int64_t j = 0; j < n; ++j)
-          s += std::exp(a[0].t.v[r * n + j] - mx);
-        for (int64_t j = 0; j < n; ++j)
-          want[r * n + j] = std::exp(a[0].t.v[r * n + j] - mx) / s;
-      }
-      return closeTo("y", a[1].t, want, 1e-6, 8e-3);
+      return closeTo("y", a[1].t, softmaxRef(a[0].t, m, n), 1e-6, 8e-3);
     };
     out.push_back(std::move(c));
   }
@@ -215,17 +194,7 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
                   P("test/programs/softmax_long.tile")};
     c.args = {in("x", rnd(rng, DType::F32, {m, n}, -6, 6)), output("y", DType::F32, {m, n})};
     c.check = [=](const std::vector<CaseArg> &a) {
-      std::vector<double> want(m * n);
-      for (int64_t r = 0; r < m; ++r) {
-        double mx = -INFINITY, s = 0;
-        for (int64_t j = 0; j < n; ++j)
-          mx = std::max(mx, a[0].t.v[r * n + j]);
-        for (int64_t j = 0; j < n; ++j)
-          s += std::exp(a[0].t.v[r * n + j] - mx);
-        for (int64_t j = 0; j < n; ++j)
-          want[r * n + j] = std::exp(a[0].t.v[r * n + j] - mx) / s;
-      }
-      return closeTo("y", a[1].t, want, 1e-7, 1e-4);
+      return closeTo("y", a[1].t, softmaxRef(a[0].t, m, n), 1e-7, 1e-4);
     };
     out.push_back(std::move(c));
   }

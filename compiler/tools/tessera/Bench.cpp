@@ -35,11 +35,7 @@ using namespace tessera;
 
 namespace {
 
-int report(llvm::Error e) {
-  int status = cuda::isEnvironmentError(e) ? 2 : 1;
-  printToolError(llvm::errs(), llvm::toString(std::move(e)));
-  return status;
-}
+int report(llvm::Error e) { return reportError(std::move(e)); }
 
 /// The kernels a baseline declares: `// tessera-bench: NAME grid=[...] block=N`.
 std::vector<std::string> declaredKernels(llvm::StringRef text) {

@@ -9,6 +9,8 @@
 #ifndef TESSERA_TOOLS_DRIVER_H
 #define TESSERA_TOOLS_DRIVER_H
 
+#include "llvm/Support/Error.h"
+
 #include <string>
 #include <vector>
 
@@ -16,6 +18,12 @@ namespace tessera {
 
 /// The stages `--emit` can stop at, in pipeline order.
 enum class EmitStage { AST, Tile, GPU, LLVM, PTX, Cubin };
+
+/// Prints `msg` as `tessera: error: MSG` and returns 1 (Run.cpp).
+int failWith(const llvm::Twine &msg);
+/// Prints `e` (frontend errors as rendered, others as `tessera: error: ...`) and
+/// returns its exit status: 2 when the environment lacks a driver, GPU or library.
+int reportError(llvm::Error e);
 
 struct CompileOptions {
   std::string input;

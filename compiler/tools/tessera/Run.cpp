@@ -43,13 +43,17 @@ bool splitItems(const std::vector<std::string> &items, const char *flag, const c
   return true;
 }
 
-int fail(const llvm::Twine &msg) {
+int fail(const llvm::Twine &msg) { return failWith(msg); }
+int report(llvm::Error e) { return reportError(std::move(e)); }
+
+} // namespace
+
+int tessera::failWith(const llvm::Twine &msg) {
   printToolError(llvm::errs(), msg);
   return 1;
 }
 
-/// Prints `e` and returns the exit status it calls for.
-int report(llvm::Error e) {
+int tessera::reportError(llvm::Error e) {
   int status = cuda::isEnvironmentError(e) ? 2 : 1;
   std::string msg = llvm::toString(std::move(e));
   // Frontend errors come rendered (FILE:LINE:COL: error: ...): print them as they are.
@@ -60,8 +64,6 @@ int report(llvm::Error e) {
   printToolError(llvm::errs(), msg);
   return status;
 }
-
-} // namespace
 
 int tessera::runRun(const RunOptions &opts) {
   std::map<std::string, std::string> args, scalars, outs, paramText;

@@ -30,20 +30,8 @@ using namespace tessera::autotune;
 
 namespace {
 
-int fail(const llvm::Twine &msg) {
-  printToolError(llvm::errs(), msg);
-  return 1;
-}
-
-int report(llvm::Error e) {
-  int status = cuda::isEnvironmentError(e) ? 2 : 1;
-  std::string msg = llvm::toString(std::move(e));
-  if (llvm::StringRef(msg).contains(": error: "))
-    llvm::errs() << msg << "\n";
-  else
-    printToolError(llvm::errs(), msg);
-  return status;
-}
+int fail(const llvm::Twine &msg) { return failWith(msg); }
+int report(llvm::Error e) { return reportError(std::move(e)); }
 
 /// A progress bar on stderr when it is a terminal.
 Progress progressBar(const char *what) {
