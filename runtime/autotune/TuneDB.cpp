@@ -197,10 +197,9 @@ llvm::Expected<TuneKey> tessera::autotune::tuneKeyFor(jit::Compiler &compiler, c
   jit::CompileRequest cr = req;
   cr.kernel = sig->name;
   cr.params.clear(); // the key is the default configuration's
-  auto h = compiler.irHash(program, cr);
-  if (!h)
-    return h.takeError();
-  std::string spec;
+  // One frontend run gives both the specialization and the IR hash (the kernel
+  // printed without locations and without tile.params).
+  std::string spec, text;
   llvm::Error e = compiler.inspect(program, cr, [&](mlir::tile::KernelOp k) {
     llvm::raw_string_ostream os(spec);
     if (mlir::Attribute a = k->getAttr("tile.specialized_dims"))
@@ -208,13 +207,16 @@ llvm::Expected<TuneKey> tessera::autotune::tuneKeyFor(jit::Compiler &compiler, c
     else
       os << "-";
     os << (req.aligned ? " aligned" : " unaligned");
+    k->removeAttr("tile.params");
+    llvm::raw_string_ostream ir(text);
+    k->print(ir, mlir::OpPrintingFlags().elideLargeElementsAttrs(1 << 20));
     return llvm::Error::success();
   });
   if (e)
     return std::move(e);
   TuneKey key;
   key.kernel = sig->name;
-  key.irHash = *h;
+  key.irHash = jit::sha256Hex(text);
   key.specialization = spec;
   key.bucket = TuneKey::bucketOf(req.dims);
   key.gpu = gpuName;

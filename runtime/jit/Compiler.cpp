@@ -290,44 +290,31 @@ llvm::Error Compiler::inspect(const Program &program, const CompileRequest &req,
   return fn(kernel);
 }
 
-llvm::Expected<std::string> Compiler::irHash(const Program &program, const CompileRequest &req) {
-  std::string text;
-  llvm::Error e = inspect(program, req, [&](tile::KernelOp k) {
-    k->removeAttr("tile.params");
-    llvm::raw_string_ostream os(text);
-    k->print(os, mlir::OpPrintingFlags().elideLargeElementsAttrs(1 << 20));
+llvm::Expected<std::array<int64_t, 3>> Compiler::interpret(const Program &program, const CompileRequest &req,
+                                                           llvm::ArrayRef<interp::Arg> args, unsigned threads,
+                                                           llvm::raw_ostream *out) {
+  auto sig = program.kernel(req.kernel);
+  if (!sig)
+    return sig.takeError();
+  std::array<int64_t, 3> grid;
+  llvm::Error e = inspect(program, req, [&](tile::KernelOp kernel) -> llvm::Error {
+    auto g = evaluateGrid(kernel, *sig, req);
+    if (!g)
+      return g.takeError();
+    grid = *g;
+    DiagnosticEngine diags(program.file());
+    interp::Options opts;
+    opts.grid = grid;
+    opts.threads = threads;
+    opts.out = out;
+    DiagnosticEngine::MLIRHandler handler(diags, *ctx_, /*internal=*/false);
+    if (mlir::failed(interp::run(kernel, args, opts)))
+      return err(rendered(diags));
     return llvm::Error::success();
   });
   if (e)
     return std::move(e);
-  return sha256Hex(text);
-}
-
-llvm::Expected<std::array<int64_t, 3>> Compiler::interpret(const Program &program, const CompileRequest &req,
-                                                           llvm::ArrayRef<interp::Arg> args, unsigned threads,
-                                                           llvm::raw_ostream *out) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto sig = program.kernel(req.kernel);
-  if (!sig)
-    return sig.takeError();
-  tile::KernelOp kernel;
-  auto module = specialize(program, *sig, req, *ctx_, kernel);
-  if (!module)
-    return module.takeError();
-  auto grid = evaluateGrid(kernel, *sig, req);
-  if (!grid)
-    return grid.takeError();
-  DiagnosticEngine diags(program.file());
-  interp::Options opts;
-  opts.grid = *grid;
-  opts.threads = threads;
-  opts.out = out;
-  {
-    DiagnosticEngine::MLIRHandler handler(diags, *ctx_, /*internal=*/false);
-    if (mlir::failed(interp::run(kernel, args, opts)))
-      return err(rendered(diags));
-  }
-  return *grid;
+  return grid;
 }
 
 llvm::Expected<CompiledKernel> Compiler::compile(const Program &program, const CompileRequest &req) {

@@ -107,9 +107,6 @@ public:
   /// (under the compiler's lock); for inspection such as the autotuner's pruning.
   llvm::Error inspect(const Program &program, const CompileRequest &req,
                       llvm::function_ref<llvm::Error(mlir::tile::KernelOp)> fn);
-  /// SHA-256 of the specialized tile IR of `req` (locations and tile.params
-  /// left out): what the tuning database keys a kernel by.
-  llvm::Expected<std::string> irHash(const Program &program, const CompileRequest &req);
   /// Runs the specialization `req` describes in the CPU interpreter on host
   /// tensors; returns the grid it ran. Faults are rendered like compile errors.
   llvm::Expected<std::array<int64_t, 3>> interpret(const Program &program, const CompileRequest &req,
