@@ -73,6 +73,9 @@ mlir::LogicalResult run(mlir::tile::KernelOp kernel, llvm::ArrayRef<Arg> args, c
 /// f16 and bf16 rounding (nearest even), shared with the tests.
 float roundToHalf(float v);
 float roundToBFloat(float v);
+/// IEEE half bits from a float (nearest even) and back.
+uint16_t floatToHalfBits(float v);
+float halfBitsToFloat(uint16_t h);
 
 } // namespace tessera::interp
 

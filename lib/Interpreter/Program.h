@@ -45,10 +45,6 @@ struct Tile {
 };
 using TileRef = std::shared_ptr<const Tile>;
 
-/// IEEE half bits from a float (nearest even) and back.
-uint16_t floatToHalfBits(float v);
-float halfBitsToFloat(uint16_t h);
-
 /// Rounds a float result to the element kind; wraps an integer result.
 float roundF(EK k, float v);
 int64_t wrapI(EK k, int64_t v);

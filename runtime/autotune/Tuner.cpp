@@ -2,6 +2,7 @@
 #include "runtime/autotune/Tuner.h"
 
 #include "dialects/Tile/TileDialect.h"
+#include "lib/Interpreter/Interpreter.h"
 #include "lib/Target/PTX.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -157,24 +158,10 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
 // Timing on the GPU
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-float halfToFloat(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
-  float f;
-  if (exp == 0)
-    return (sign ? -1.0f : 1.0f) * (float)man * (1.0f / 16777216.0f);
-  uint32_t u = exp == 31 ? sign | 0x7F800000 | (man << 13) : sign | ((exp + 112) << 23) | (man << 13);
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-} // namespace
-
 double tessera::autotune::decodeElement(DType t, const char *p) {
   switch (t) {
   case DType::F32: { float f; std::memcpy(&f, p, 4); return f; }
-  case DType::F16: { uint16_t h; std::memcpy(&h, p, 2); return halfToFloat(h); }
+  case DType::F16: { uint16_t h; std::memcpy(&h, p, 2); return interp::halfBitsToFloat(h); }
   case DType::BF16: { uint16_t h; std::memcpy(&h, p, 2); uint32_t u = (uint32_t)h << 16; float f; std::memcpy(&f, &u, 4); return f; }
   case DType::I32: { int32_t x; std::memcpy(&x, p, 4); return x; }
   case DType::I64: { int64_t x; std::memcpy(&x, p, 8); return (double)x; }
@@ -310,6 +297,54 @@ std::string compareOutputs(const Inputs &in, const jit::KernelSignature &sig, co
 
 } // namespace
 
+llvm::Expected<LaunchTimer> LaunchTimer::create() {
+  auto flush = cuda::DeviceBuffer::allocate(256u << 20);
+  if (!flush)
+    return flush.takeError();
+  auto a = cuda::Event::create();
+  if (!a)
+    return a.takeError();
+  auto b = cuda::Event::create();
+  if (!b)
+    return b.takeError();
+  return LaunchTimer(std::move(*flush), std::move(*a), std::move(*b));
+}
+
+llvm::Expected<Timing> LaunchTimer::time(const std::function<llvm::Error()> &launch, int warmup, int reps,
+                                         const std::function<std::string(const std::vector<double> &, double)> &stop) {
+  for (int w = 0; w < warmup; ++w)
+    if (llvm::Error e = launch())
+      return std::move(e);
+  Timing t;
+  auto start = std::chrono::steady_clock::now();
+  std::vector<double> times;
+  while ((int)times.size() < reps) {
+    if (llvm::Error e = flush_.fill((unsigned char)times.size()))
+      return std::move(e);
+    if (llvm::Error e = a_.record(nullptr))
+      return std::move(e);
+    if (llvm::Error e = launch())
+      return std::move(e);
+    if (llvm::Error e = b_.record(nullptr))
+      return std::move(e);
+    auto ms = b_.elapsedSince(a_);
+    if (!ms)
+      return ms.takeError();
+    times.push_back(*ms);
+    if (stop)
+      if (std::string why = stop(times, secondsSince(start)); !why.empty()) {
+        t.stopped = why;
+        break;
+      }
+  }
+  std::sort(times.begin(), times.end());
+  t.reps = (int)times.size();
+  t.ms = times[times.size() / 2];
+  t.minMs = times.front();
+  t.maxMs = times.back();
+  return t;
+}
+
 llvm::Expected<TimingSummary> tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program,
                                                          const TuneRequest &req, std::vector<Candidate> &cands,
                                                          const TimingOptions &opts, const Progress &progress) {
@@ -322,12 +357,9 @@ llvm::Expected<TimingSummary> tessera::autotune::timeAll(jit::Runtime &rt, const
     return in.takeError();
   const cuda::DriverAPI &api = *cuda::driver();
   auto sync = [&]() { return cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize"); };
-  auto flush = cuda::DeviceBuffer::allocate(256u << 20); // larger than any L2
-  if (!flush)
-    return flush.takeError();
-  auto evA = cuda::Event::create(), evB = cuda::Event::create();
-  if (!evA || !evB)
-    return err("cannot create CUDA events");
+  auto timer = LaunchTimer::create();
+  if (!timer)
+    return timer.takeError();
   TimingSummary sum;
   std::vector<std::vector<char>> reference;
   double best = INFINITY;
@@ -385,44 +417,29 @@ llvm::Expected<TimingSummary> tessera::autotune::timeAll(jit::Runtime &rt, const
         progress(i + 1, cands.size(), c);
       continue;
     }
-    // Timing: warm-up, then single launches between events, L2 flushed first.
-    for (int w = 0; w < opts.warmup; ++w)
-      if (auto r = rt.launch(program, sig->name, in->args, lo); !r)
-        return r.takeError();
-    auto start = std::chrono::steady_clock::now();
-    std::vector<double> times;
-    while ((int)times.size() < opts.reps) {
-      if (llvm::Error e = flush->fill((unsigned char)times.size()))
-        return std::move(e);
-      if (llvm::Error e = evA->record(nullptr))
-        return std::move(e);
-      if (auto r = rt.launch(program, sig->name, in->args, lo); !r)
-        return r.takeError();
-      if (llvm::Error e = evB->record(nullptr))
-        return std::move(e);
-      auto ms = evB->elapsedSince(*evA);
-      if (!ms)
-        return ms.takeError();
-      times.push_back(*ms);
-      std::vector<double> sorted = times;
-      std::sort(sorted.begin(), sorted.end());
-      double med = sorted[sorted.size() / 2];
-      if (times.size() >= 3 && med > opts.abandonFactor * best) {
-        c.abandoned = "abandoned after " + std::to_string(times.size()) + " runs: " +
-                      std::to_string(med / best).substr(0, 4) + "x slower than the best so far";
-        break;
-      }
-      if (secondsSince(start) > opts.perConfigSeconds) {
-        c.abandoned = "the per-configuration budget ran out after " + std::to_string(times.size()) + " runs";
-        break;
-      }
-    }
-    std::sort(times.begin(), times.end());
+    // Timing: warm-up, then single launches between events, L2 flushed first;
+    // candidates far slower than the best so far, or past their budget, stop early.
+    auto timing = timer->time([&] { return rt.launch(program, sig->name, in->args, lo).takeError(); },
+                              opts.warmup, opts.reps, [&](const std::vector<double> &times, double seconds) {
+                                std::vector<double> sorted = times;
+                                std::sort(sorted.begin(), sorted.end());
+                                double med = sorted[sorted.size() / 2];
+                                if (times.size() >= 3 && med > opts.abandonFactor * best)
+                                  return "abandoned after " + std::to_string(times.size()) + " runs: " +
+                                         std::to_string(med / best).substr(0, 4) + "x slower than the best so far";
+                                if (seconds > opts.perConfigSeconds)
+                                  return "the per-configuration budget ran out after " +
+                                         std::to_string(times.size()) + " runs";
+                                return std::string();
+                              });
+    if (!timing)
+      return timing.takeError();
+    c.abandoned = timing->stopped;
     c.timed = true;
-    c.reps = (int)times.size();
-    c.ms = times[times.size() / 2];
-    c.minMs = times.front();
-    c.maxMs = times.back();
+    c.reps = timing->reps;
+    c.ms = timing->ms;
+    c.minMs = timing->minMs;
+    c.maxMs = timing->maxMs;
     if (c.ms < best) {
       best = c.ms;
       sum.best = (int)i;

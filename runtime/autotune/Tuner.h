@@ -60,6 +60,28 @@ llvm::Error restore(Inputs &in);
 llvm::Expected<std::vector<std::vector<char>>> outputs(Inputs &in);
 double decodeElement(DType t, const char *p);
 
+/// Times single launches the way the tuner and the bench do: CUDA events around
+/// each call, a 256 MiB memset (larger than any L2) before each, after warm-up.
+struct Timing {
+  double ms = 0, minMs = 0, maxMs = 0; // median, min, max
+  int reps = 0;
+  std::string stopped; // why `stop` ended the timing early, if it did
+};
+class LaunchTimer {
+public:
+  static llvm::Expected<LaunchTimer> create();
+  /// `warmup` calls, then up to `reps` timed ones; after each, `stop(times so far,
+  /// seconds since the first timed call)` may end the timing with a reason.
+  llvm::Expected<Timing> time(const std::function<llvm::Error()> &launch, int warmup, int reps,
+                              const std::function<std::string(const std::vector<double> &, double)> &stop = {});
+
+private:
+  LaunchTimer(cuda::DeviceBuffer f, cuda::Event a, cuda::Event b)
+      : flush_(std::move(f)), a_(std::move(a)), b_(std::move(b)) {}
+  cuda::DeviceBuffer flush_;
+  cuda::Event a_, b_;
+};
+
 struct TuneRequest {
   std::string kernel;
   std::map<std::string, int64_t> dims; // every dim and integer scalar

@@ -23,37 +23,13 @@ llvm::Error err(const llvm::Twine &msg) { return llvm::createStringError(llvm::i
 llvm::Error sync() { return cuda::check(cuda::driver()->cuCtxSynchronize(), "cuCtxSynchronize"); }
 
 /// Median, min and max milliseconds of single launches, L2 flushed before each.
-llvm::Error timeIt(const std::function<llvm::Error()> &fn, int reps, Side &out) {
-  static auto flush = cuda::DeviceBuffer::allocate(256u << 20);
-  if (!flush)
-    return flush.takeError();
-  auto a = cuda::Event::create(), b = cuda::Event::create();
-  if (!a)
-    return a.takeError();
-  if (!b)
-    return b.takeError();
-  for (int w = 0; w < 5; ++w)
-    if (llvm::Error e = fn())
-      return e;
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    if (llvm::Error e = flush->fill((unsigned char)r))
-      return e;
-    if (llvm::Error e = a->record(nullptr))
-      return e;
-    if (llvm::Error e = fn())
-      return e;
-    if (llvm::Error e = b->record(nullptr))
-      return e;
-    auto ms = b->elapsedSince(*a);
-    if (!ms)
-      return ms.takeError();
-    t.push_back(*ms);
-  }
-  std::sort(t.begin(), t.end());
-  out.ms = t[t.size() / 2];
-  out.minMs = t.front();
-  out.maxMs = t.back();
+llvm::Error timeIt(autotune::LaunchTimer &timer, const std::function<llvm::Error()> &fn, int reps, Side &out) {
+  auto t = timer.time(fn, 5, reps);
+  if (!t)
+    return t.takeError();
+  out.ms = t->ms;
+  out.minMs = t->minMs;
+  out.maxMs = t->maxMs;
   return llvm::Error::success();
 }
 
@@ -121,8 +97,11 @@ llvm::Expected<double> tessera::bench::measureCopyTBps() {
     return dst.takeError();
   if (llvm::Error e = src->fill(1))
     return std::move(e);
+  auto timer = autotune::LaunchTimer::create();
+  if (!timer)
+    return timer.takeError();
   Side s;
-  if (llvm::Error e = timeIt(
+  if (llvm::Error e = timeIt(*timer, 
           [&] {
             return cuda::check(cuda::driver()->cuMemcpyDtoDAsync(dst->get(), src->get(), bytes, nullptr),
                                "cuMemcpyDtoDAsync");
@@ -142,6 +121,9 @@ llvm::Expected<Result> tessera::bench::runPair(jit::Runtime &rt, const PairSpec 
   auto in = autotune::makeInputs(*sig, spec.dims, spec.scalars, 7);
   if (!in)
     return in.takeError();
+  auto timer = autotune::LaunchTimer::create();
+  if (!timer)
+    return timer.takeError();
   Result res;
   res.spec = spec;
   double gate = gateFor(*in);
@@ -163,7 +145,7 @@ llvm::Expected<Result> tessera::bench::runPair(jit::Runtime &rt, const PairSpec 
   auto ref = autotune::outputs(*in);
   if (!ref)
     return ref.takeError();
-  if (llvm::Error e = timeIt(launchTessera, reps, t))
+  if (llvm::Error e = timeIt(*timer, launchTessera, reps, t))
     return std::move(e);
   res.sides.push_back(t);
 
@@ -179,7 +161,7 @@ llvm::Expected<Result> tessera::bench::runPair(jit::Runtime &rt, const PairSpec 
       return outs.takeError();
     s.relErr = relativeError(*in, *outs, *ref);
     s.ok = s.relErr <= gate;
-    if (llvm::Error e = timeIt(fn, reps, s))
+    if (llvm::Error e = timeIt(*timer, fn, reps, s))
       return e;
     res.sides.push_back(s);
     return llvm::Error::success();
