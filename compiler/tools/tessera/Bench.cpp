@@ -4,8 +4,8 @@
 // hand-written CUDA baseline (DIR/*.cu, default examples/cuda) with NVRTC, then
 // each kernel's PTX with ptxas for its resource report, and lists the kernels the
 // files declare with `// tessera-bench: KERNEL grid=[...] block=N` lines (the
-// calling convention of docs/bench.md). Exit 0 when every file compiles, 1 when
-// one does not, 2 without NVRTC.
+// calling convention of docs/bench.md; a malformed line fails the file). Exit 0
+// when every file compiles, 1 when one does not, 2 without NVRTC.
 // `tessera bench FILE.tile --against FILE.cu:KERNEL --dim ...` and `tessera bench
 // --suite` run the comparisons on the GPU (runtime/bench/Compare.h): a table on
 // stdout, --json and --svg reports; exit 1 when an output is off.
@@ -17,6 +17,7 @@
 #include "lib/Target/PTX.h"
 #include "runtime/cuda/Driver.h"
 #include "runtime/cuda/Nvrtc.h"
+#include "runtime/bench/Baseline.h"
 #include "runtime/bench/Compare.h"
 #include "runtime/jit/Runtime.h"
 
@@ -36,34 +37,6 @@ using namespace tessera;
 namespace {
 
 int report(llvm::Error e) { return reportError(std::move(e)); }
-
-/// The kernels a baseline declares: `// tessera-bench: NAME grid=[...] block=N`.
-std::vector<std::string> declaredKernels(llvm::StringRef text) {
-  std::vector<std::string> out;
-  llvm::SmallVector<llvm::StringRef> lines;
-  text.split(lines, '\n');
-  for (llvm::StringRef l : lines) {
-    l = l.trim();
-    if (!l.consume_front("// tessera-bench:"))
-      continue;
-    out.push_back(l.trim().split(' ').first.str());
-  }
-  return out;
-}
-
-std::map<std::string, double> items(const std::vector<std::string> &v, const char *flag, bool &ok) {
-  std::map<std::string, double> out;
-  for (const std::string &item : v) {
-    auto [n, val] = llvm::StringRef(item).split('=');
-    double x;
-    if (n.trim().empty() || val.trim().getAsDouble(x)) {
-      printToolError(llvm::errs(), llvm::Twine(flag) + " expects NAME=NUMBER, got '" + item + "'");
-      ok = false;
-    }
-    out[n.trim().str()] = x;
-  }
-  return out;
-}
 
 int writeFile(const std::string &path, llvm::function_ref<void(llvm::raw_ostream &)> fn) {
   std::error_code ec;
@@ -91,10 +64,8 @@ int runComparisons(const BenchOptions &opts) {
       printToolError(llvm::errs(), "--against expects FILE.cu:KERNEL, got '" + opts.against + "'");
       return 1;
     }
-    bool ok = true;
-    auto dims = items(opts.dims, "--dim", ok);
-    auto scalars = items(opts.scalars, "--scalar", ok);
-    if (!ok)
+    std::map<std::string, double> dims, scalars;
+    if (!parseNumberItems(opts.dims, "--dim", dims) || !parseNumberItems(opts.scalars, "--scalar", scalars))
       return 1;
     bench::PairSpec p{"custom", "", opts.input, opts.kernel, cu.str(), kernel.str()};
     for (auto &[n, v] : dims) {
@@ -126,8 +97,6 @@ int runComparisons(const BenchOptions &opts) {
     auto r = bench::runPair(**rt, p, opts.reps);
     if (!r)
       return report(r.takeError());
-    if (p.flops <= 0 && p.bytes <= 0) // report something: bytes of every tensor once
-      r->spec.bytes = 0;
     for (const bench::Side &s : r->sides)
       allOk &= s.ok;
     results.push_back(std::move(*r));
@@ -193,16 +162,21 @@ int tessera::runBench(const BenchOptions &opts) {
       std::string why = llvm::toString(cubin.takeError());
       regs = "ptxas: " + why.substr(0, why.find('\n'));
     }
-    std::vector<std::string> ks = declaredKernels((*buf)->getBuffer());
-    std::string missing;
-    for (const std::string &k : ks)
-      if (r->ptx.find(".entry " + k + "(") == std::string::npos)
-        missing += " " + k;
-    kernels += (int)ks.size();
+    auto decls = bench::parseDecls((*buf)->getBuffer(), llvm::sys::path::filename(path));
     llvm::outs() << llvm::format("%-28s ok  %5.0f ms  %zu KB PTX  %s\n", llvm::sys::path::filename(path).str().c_str(),
                                  ms, r->ptx.size() / 1024, regs.c_str());
-    for (const std::string &k : ks)
-      llvm::outs() << "    " << k << "\n";
+    if (!decls) {
+      llvm::outs() << "    " << llvm::toString(decls.takeError()) << "\n";
+      ++failed;
+      continue;
+    }
+    std::string missing;
+    for (const bench::BaselineDecl &d : *decls) {
+      llvm::outs() << "    " << d.name << "\n";
+      if (r->ptx.find(".entry " + d.name + "(") == std::string::npos)
+        missing += " " + d.name;
+    }
+    kernels += (int)decls->size();
     if (!missing.empty()) {
       llvm::outs() << "    declared but not in the PTX:" << missing << "\n";
       ++failed;

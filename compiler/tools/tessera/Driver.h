@@ -11,6 +11,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ int failWith(const llvm::Twine &msg);
 /// Prints `e` (frontend errors as rendered, others as `tessera: error: ...`) and
 /// returns its exit status: 2 when the environment lacks a driver, GPU or library.
 int reportError(llvm::Error e);
+/// NAME=NUMBER items (true and false as 1 and 0) into `out`; reports the first
+/// bad one as `FLAG expects NAME=NUMBER` and returns false.
+bool parseNumberItems(const std::vector<std::string> &items, const char *flag, std::map<std::string, double> &out);
 
 struct CompileOptions {
   std::string input;

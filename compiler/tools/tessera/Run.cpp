@@ -53,6 +53,20 @@ int tessera::failWith(const llvm::Twine &msg) {
   return 1;
 }
 
+bool tessera::parseNumberItems(const std::vector<std::string> &items, const char *flag,
+                               std::map<std::string, double> &out) {
+  for (const std::string &item : items) {
+    auto [n, v] = llvm::StringRef(item).split('=');
+    double x = 0;
+    if (n.trim().empty() || (v.trim() != "true" && v.trim() != "false" && v.trim().getAsDouble(x))) {
+      printToolError(llvm::errs(), llvm::Twine(flag) + " expects NAME=NUMBER, got '" + item + "'");
+      return false;
+    }
+    out[n.trim().str()] = v.trim() == "true" ? 1 : v.trim() == "false" ? 0 : x;
+  }
+  return true;
+}
+
 int tessera::reportError(llvm::Error e) {
   int status = cuda::isEnvironmentError(e) ? 2 : 1;
   std::string msg = llvm::toString(std::move(e));

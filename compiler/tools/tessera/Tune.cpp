@@ -63,24 +63,12 @@ std::string status(const Candidate &c, const std::vector<Candidate> &all) {
   return "ok";
 }
 
-bool parseItems(const std::vector<std::string> &items, const char *flag, std::map<std::string, double> &out) {
-  for (const std::string &item : items) {
-    auto [n, v] = llvm::StringRef(item).split('=');
-    double x;
-    if (n.trim().empty() || (v.trim() != "true" && v.trim() != "false" && v.trim().getAsDouble(x))) {
-      printToolError(llvm::errs(), llvm::Twine(flag) + " expects NAME=NUMBER, got '" + item + "'");
-      return false;
-    }
-    out[n.trim().str()] = v.trim() == "true" ? 1 : v.trim() == "false" ? 0 : x;
-  }
-  return true;
-}
 
 } // namespace
 
 int tessera::runTune(const TuneOptions &opts) {
   std::map<std::string, double> dimsIn, scalars;
-  if (!parseItems(opts.dims, "--dim", dimsIn) || !parseItems(opts.scalars, "--scalar", scalars))
+  if (!parseNumberItems(opts.dims, "--dim", dimsIn) || !parseNumberItems(opts.scalars, "--scalar", scalars))
     return 1;
   auto program = jit::Program::fromFile(opts.input);
   if (!program)
