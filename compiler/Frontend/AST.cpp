@@ -24,19 +24,32 @@ std::string ValueType::str() const {
 
 const char *tessera::binOpSpelling(BinOp op) {
   switch (op) {
-  case BinOp::Add: return "+";
-  case BinOp::Sub: return "-";
-  case BinOp::Mul: return "*";
-  case BinOp::Div: return "/";
-  case BinOp::Mod: return "%";
-  case BinOp::Lt: return "<";
-  case BinOp::Le: return "<=";
-  case BinOp::Gt: return ">";
-  case BinOp::Ge: return ">=";
-  case BinOp::Eq: return "==";
-  case BinOp::Ne: return "!=";
-  case BinOp::And: return "&&";
-  case BinOp::Or: return "||";
+  case BinOp::Add:
+    return "+";
+  case BinOp::Sub:
+    return "-";
+  case BinOp::Mul:
+    return "*";
+  case BinOp::Div:
+    return "/";
+  case BinOp::Mod:
+    return "%";
+  case BinOp::Lt:
+    return "<";
+  case BinOp::Le:
+    return "<=";
+  case BinOp::Gt:
+    return ">";
+  case BinOp::Ge:
+    return ">=";
+  case BinOp::Eq:
+    return "==";
+  case BinOp::Ne:
+    return "!=";
+  case BinOp::And:
+    return "&&";
+  case BinOp::Or:
+    return "||";
   }
   return "?";
 }
@@ -64,21 +77,39 @@ struct Printer {
   void expr(const Expr &e) {
     auto &o = line(e.loc);
     switch (e.kind) {
-    case ExprKind::Int: o << "(int " << e.intValue << ")" << at(e.loc) << "\n"; return;
+    case ExprKind::Int:
+      o << "(int " << e.intValue << ")" << at(e.loc) << "\n";
+      return;
     case ExprKind::Float:
       o << "(float " << llvm::format("%g", e.floatValue) << ")" << at(e.loc) << "\n";
       return;
     case ExprKind::Bool:
       o << "(bool " << (e.boolValue ? "true" : "false") << ")" << at(e.loc) << "\n";
       return;
-    case ExprKind::Name: o << "(name " << e.name << ")" << at(e.loc) << "\n"; return;
-    case ExprKind::Unary: o << "(unary " << (e.unOp == UnOp::Neg ? "-" : "!"); break;
-    case ExprKind::Binary: o << "(binary " << binOpSpelling(e.binOp); break;
-    case ExprKind::Call: o << "(call " << e.name; break;
-    case ExprKind::Index: o << "(index"; break;
-    case ExprKind::Attr: o << "(attr ." << e.name; break;
-    case ExprKind::Method: o << "(method ." << e.name; break;
-    case ExprKind::List: o << "(list"; break;
+    case ExprKind::Name:
+      o << "(name " << e.name << ")" << at(e.loc) << "\n";
+      return;
+    case ExprKind::Unary:
+      o << "(unary " << (e.unOp == UnOp::Neg ? "-" : "!");
+      break;
+    case ExprKind::Binary:
+      o << "(binary " << binOpSpelling(e.binOp);
+      break;
+    case ExprKind::Call:
+      o << "(call " << e.name;
+      break;
+    case ExprKind::Index:
+      o << "(index";
+      break;
+    case ExprKind::Attr:
+      o << "(attr ." << e.name;
+      break;
+    case ExprKind::Method:
+      o << "(method ." << e.name;
+      break;
+    case ExprKind::List:
+      o << "(list";
+      break;
     }
     o << at(e.loc) << "\n";
     ++indent;
@@ -117,7 +148,9 @@ struct Printer {
     case StmtKind::Let:
     case StmtKind::Var:
     case StmtKind::Assign: {
-      const char *tag = s.kind == StmtKind::Let ? "let" : s.kind == StmtKind::Var ? "var" : "assign";
+      const char *tag = s.kind == StmtKind::Let   ? "let"
+                        : s.kind == StmtKind::Var ? "var"
+                                                  : "assign";
       line(s.loc) << "(" << tag << " " << s.name << at(s.loc) << "\n";
       ++indent;
       expr(*s.value);

@@ -123,9 +123,9 @@ struct Stmt {
   SourceLoc loc;
   std::string name; // let/var/assign target, for loop variable
   SourceLoc nameLoc;
-  ExprPtr value;            // let/var/assign/expr
-  ExprPtr lo, hi, step;     // for
-  ExprPtr cond;             // if
+  ExprPtr value;        // let/var/assign/expr
+  ExprPtr lo, hi, step; // for
+  ExprPtr cond;         // if
   std::vector<StmtPtr> body, elseBody;
   bool hasElse = false;
 

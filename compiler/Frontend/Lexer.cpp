@@ -16,51 +16,96 @@ using namespace tessera;
 
 const char *tessera::tokName(Tok k) {
   switch (k) {
-  case Tok::Eof: return "end of file";
-  case Tok::Error: return "invalid token";
-  case Tok::Ident: return "identifier";
-  case Tok::Int: return "integer literal";
-  case Tok::Float: return "float literal";
-  case Tok::KwKernel: return "'kernel'";
-  case Tok::KwTune: return "'tune'";
-  case Tok::KwIn: return "'in'";
-  case Tok::KwWhere: return "'where'";
-  case Tok::KwGrid: return "'grid'";
-  case Tok::KwLet: return "'let'";
-  case Tok::KwVar: return "'var'";
-  case Tok::KwFor: return "'for'";
-  case Tok::KwIf: return "'if'";
-  case Tok::KwElse: return "'else'";
-  case Tok::KwTrue: return "'true'";
-  case Tok::KwFalse: return "'false'";
-  case Tok::KwNone: return "'None'";
-  case Tok::KwInf: return "'inf'";
-  case Tok::KwTensor: return "'tensor'";
-  case Tok::LParen: return "'('";
-  case Tok::RParen: return "')'";
-  case Tok::LBracket: return "'['";
-  case Tok::RBracket: return "']'";
-  case Tok::LBrace: return "'{'";
-  case Tok::RBrace: return "'}'";
-  case Tok::Comma: return "','";
-  case Tok::Colon: return "':'";
-  case Tok::Semi: return "';'";
-  case Tok::Dot: return "'.'";
-  case Tok::Assign: return "'='";
-  case Tok::Plus: return "'+'";
-  case Tok::Minus: return "'-'";
-  case Tok::Star: return "'*'";
-  case Tok::Slash: return "'/'";
-  case Tok::Percent: return "'%'";
-  case Tok::Lt: return "'<'";
-  case Tok::Le: return "'<='";
-  case Tok::Gt: return "'>'";
-  case Tok::Ge: return "'>='";
-  case Tok::EqEq: return "'=='";
-  case Tok::Ne: return "'!='";
-  case Tok::AndAnd: return "'&&'";
-  case Tok::OrOr: return "'||'";
-  case Tok::Bang: return "'!'";
+  case Tok::Eof:
+    return "end of file";
+  case Tok::Error:
+    return "invalid token";
+  case Tok::Ident:
+    return "identifier";
+  case Tok::Int:
+    return "integer literal";
+  case Tok::Float:
+    return "float literal";
+  case Tok::KwKernel:
+    return "'kernel'";
+  case Tok::KwTune:
+    return "'tune'";
+  case Tok::KwIn:
+    return "'in'";
+  case Tok::KwWhere:
+    return "'where'";
+  case Tok::KwGrid:
+    return "'grid'";
+  case Tok::KwLet:
+    return "'let'";
+  case Tok::KwVar:
+    return "'var'";
+  case Tok::KwFor:
+    return "'for'";
+  case Tok::KwIf:
+    return "'if'";
+  case Tok::KwElse:
+    return "'else'";
+  case Tok::KwTrue:
+    return "'true'";
+  case Tok::KwFalse:
+    return "'false'";
+  case Tok::KwNone:
+    return "'None'";
+  case Tok::KwInf:
+    return "'inf'";
+  case Tok::KwTensor:
+    return "'tensor'";
+  case Tok::LParen:
+    return "'('";
+  case Tok::RParen:
+    return "')'";
+  case Tok::LBracket:
+    return "'['";
+  case Tok::RBracket:
+    return "']'";
+  case Tok::LBrace:
+    return "'{'";
+  case Tok::RBrace:
+    return "'}'";
+  case Tok::Comma:
+    return "','";
+  case Tok::Colon:
+    return "':'";
+  case Tok::Semi:
+    return "';'";
+  case Tok::Dot:
+    return "'.'";
+  case Tok::Assign:
+    return "'='";
+  case Tok::Plus:
+    return "'+'";
+  case Tok::Minus:
+    return "'-'";
+  case Tok::Star:
+    return "'*'";
+  case Tok::Slash:
+    return "'/'";
+  case Tok::Percent:
+    return "'%'";
+  case Tok::Lt:
+    return "'<'";
+  case Tok::Le:
+    return "'<='";
+  case Tok::Gt:
+    return "'>'";
+  case Tok::Ge:
+    return "'>='";
+  case Tok::EqEq:
+    return "'=='";
+  case Tok::Ne:
+    return "'!='";
+  case Tok::AndAnd:
+    return "'&&'";
+  case Tok::OrOr:
+    return "'||'";
+  case Tok::Bang:
+    return "'!'";
   }
   return "token";
 }
@@ -166,8 +211,7 @@ Token Lexer::lexNumber(SourceLoc loc) {
   if (isIdentStart(peek())) {
     while (isIdentStart(peek()) || isDigit(peek()))
       advance();
-    diags_.error(loc, "malformed number '" +
-                          file_.text().substr(start, pos_ - start) + "'");
+    diags_.error(loc, "malformed number '" + file_.text().substr(start, pos_ - start) + "'");
     t.kind = Tok::Error;
     return t;
   }
@@ -226,25 +270,63 @@ Token Lexer::lexToken() {
     return ifOne;
   };
   switch (c) {
-  case '(': t.kind = Tok::LParen; break;
-  case ')': t.kind = Tok::RParen; break;
-  case '[': t.kind = Tok::LBracket; break;
-  case ']': t.kind = Tok::RBracket; break;
-  case '{': t.kind = Tok::LBrace; break;
-  case '}': t.kind = Tok::RBrace; break;
-  case ',': t.kind = Tok::Comma; break;
-  case ':': t.kind = Tok::Colon; break;
-  case ';': t.kind = Tok::Semi; break;
-  case '.': t.kind = Tok::Dot; break;
-  case '+': t.kind = Tok::Plus; break;
-  case '-': t.kind = Tok::Minus; break;
-  case '*': t.kind = Tok::Star; break;
-  case '/': t.kind = Tok::Slash; break;
-  case '%': t.kind = Tok::Percent; break;
-  case '=': t.kind = two('=', Tok::EqEq, Tok::Assign); break;
-  case '<': t.kind = two('=', Tok::Le, Tok::Lt); break;
-  case '>': t.kind = two('=', Tok::Ge, Tok::Gt); break;
-  case '!': t.kind = two('=', Tok::Ne, Tok::Bang); break;
+  case '(':
+    t.kind = Tok::LParen;
+    break;
+  case ')':
+    t.kind = Tok::RParen;
+    break;
+  case '[':
+    t.kind = Tok::LBracket;
+    break;
+  case ']':
+    t.kind = Tok::RBracket;
+    break;
+  case '{':
+    t.kind = Tok::LBrace;
+    break;
+  case '}':
+    t.kind = Tok::RBrace;
+    break;
+  case ',':
+    t.kind = Tok::Comma;
+    break;
+  case ':':
+    t.kind = Tok::Colon;
+    break;
+  case ';':
+    t.kind = Tok::Semi;
+    break;
+  case '.':
+    t.kind = Tok::Dot;
+    break;
+  case '+':
+    t.kind = Tok::Plus;
+    break;
+  case '-':
+    t.kind = Tok::Minus;
+    break;
+  case '*':
+    t.kind = Tok::Star;
+    break;
+  case '/':
+    t.kind = Tok::Slash;
+    break;
+  case '%':
+    t.kind = Tok::Percent;
+    break;
+  case '=':
+    t.kind = two('=', Tok::EqEq, Tok::Assign);
+    break;
+  case '<':
+    t.kind = two('=', Tok::Le, Tok::Lt);
+    break;
+  case '>':
+    t.kind = two('=', Tok::Ge, Tok::Gt);
+    break;
+  case '!':
+    t.kind = two('=', Tok::Ne, Tok::Bang);
+    break;
   case '&':
     if (peek() == '&') {
       advance();

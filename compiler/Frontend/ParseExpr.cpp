@@ -15,31 +15,57 @@ using namespace tessera::parser;
 namespace {
 int precedence(Tok k) {
   switch (k) {
-  case Tok::OrOr: return 1;
-  case Tok::AndAnd: return 2;
-  case Tok::EqEq: case Tok::Ne: case Tok::Lt: case Tok::Le: case Tok::Gt: case Tok::Ge:
+  case Tok::OrOr:
+    return 1;
+  case Tok::AndAnd:
+    return 2;
+  case Tok::EqEq:
+  case Tok::Ne:
+  case Tok::Lt:
+  case Tok::Le:
+  case Tok::Gt:
+  case Tok::Ge:
     return 3;
-  case Tok::Plus: case Tok::Minus: return 4;
-  case Tok::Star: case Tok::Slash: case Tok::Percent: return 5;
-  default: return -1;
+  case Tok::Plus:
+  case Tok::Minus:
+    return 4;
+  case Tok::Star:
+  case Tok::Slash:
+  case Tok::Percent:
+    return 5;
+  default:
+    return -1;
   }
 }
 
 BinOp binOpOf(Tok k) {
   switch (k) {
-  case Tok::OrOr: return BinOp::Or;
-  case Tok::AndAnd: return BinOp::And;
-  case Tok::EqEq: return BinOp::Eq;
-  case Tok::Ne: return BinOp::Ne;
-  case Tok::Lt: return BinOp::Lt;
-  case Tok::Le: return BinOp::Le;
-  case Tok::Gt: return BinOp::Gt;
-  case Tok::Ge: return BinOp::Ge;
-  case Tok::Plus: return BinOp::Add;
-  case Tok::Minus: return BinOp::Sub;
-  case Tok::Star: return BinOp::Mul;
-  case Tok::Slash: return BinOp::Div;
-  default: return BinOp::Mod;
+  case Tok::OrOr:
+    return BinOp::Or;
+  case Tok::AndAnd:
+    return BinOp::And;
+  case Tok::EqEq:
+    return BinOp::Eq;
+  case Tok::Ne:
+    return BinOp::Ne;
+  case Tok::Lt:
+    return BinOp::Lt;
+  case Tok::Le:
+    return BinOp::Le;
+  case Tok::Gt:
+    return BinOp::Gt;
+  case Tok::Ge:
+    return BinOp::Ge;
+  case Tok::Plus:
+    return BinOp::Add;
+  case Tok::Minus:
+    return BinOp::Sub;
+  case Tok::Star:
+    return BinOp::Mul;
+  case Tok::Slash:
+    return BinOp::Div;
+  default:
+    return BinOp::Mod;
   }
 }
 
@@ -76,7 +102,8 @@ ExprPtr Parser::finish(ExprPtr e, size_t beginTok) {
 ExprPtr Parser::parseExpr() {
   DepthGuard g(nesting_);
   if (nesting_ > kMaxNesting) {
-    error(tok().loc, "nesting is too deep (the limit is " + std::to_string(kMaxNesting) + " levels)");
+    error(tok().loc,
+          "nesting is too deep (the limit is " + std::to_string(kMaxNesting) + " levels)");
     return nullptr;
   }
   return parseBinary(1);
@@ -290,4 +317,3 @@ ExprPtr Parser::parsePrimary() {
     return nullptr;
   }
 }
-

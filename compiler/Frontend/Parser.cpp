@@ -93,7 +93,8 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
   }
   k->bodyLoc = tok().loc;
   if (!at(Tok::LBrace)) {
-    error(tok().loc, "expected '{' to begin the body of kernel '" + k->name + "', found " + found());
+    error(tok().loc,
+          "expected '{' to begin the body of kernel '" + k->name + "', found " + found());
     skipToKernel();
     return nullptr;
   }
@@ -286,8 +287,9 @@ StmtPtr Parser::parseStmt() {
     error(loc, "'else' without a matching 'if'");
     return nullptr;
   }
-  if (at(Tok::Ident) && (tok().text == "return" || tok().text == "while" ||
-                         tok().text == "break" || tok().text == "continue") &&
+  if (at(Tok::Ident) &&
+      (tok().text == "return" || tok().text == "while" || tok().text == "break" ||
+       tok().text == "continue") &&
       peekTok().kind != Tok::Assign && peekTok().kind != Tok::LParen) {
     std::string w = tok().text;
     error(loc, w == "return"  ? "there is no 'return' statement; kernels write results with store()"
@@ -386,9 +388,7 @@ StmtPtr Parser::parseIf() {
   return s;
 }
 
-
 std::unique_ptr<Module> tessera::parseFile(const SourceFile &file, DiagnosticEngine &diags) {
   Parser p(file, diags);
   return p.parseModule();
 }
-

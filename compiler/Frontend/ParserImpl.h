@@ -15,8 +15,7 @@ namespace parser {
 
 class Parser {
 public:
-  Parser(const SourceFile &file, DiagnosticEngine &diags)
-      : file_(file), diags_(diags) {
+  Parser(const SourceFile &file, DiagnosticEngine &diags) : file_(file), diags_(diags) {
     Lexer lexer(file, diags);
     toks_ = lexer.lexAll();
   }
@@ -25,9 +24,7 @@ public:
 
 private:
   const Token &tok() const { return toks_[pos_]; }
-  const Token &peekTok(size_t n = 1) const {
-    return toks_[std::min(pos_ + n, toks_.size() - 1)];
-  }
+  const Token &peekTok(size_t n = 1) const { return toks_[std::min(pos_ + n, toks_.size() - 1)]; }
   bool at(Tok k) const { return tok().kind == k; }
   const Token &consume() {
     const Token &t = toks_[pos_];
@@ -45,11 +42,15 @@ private:
   std::string found() const {
     const Token &t = tok();
     switch (t.kind) {
-    case Tok::Eof: return "end of file";
-    case Tok::Ident: return "identifier '" + t.text + "'";
+    case Tok::Eof:
+      return "end of file";
+    case Tok::Ident:
+      return "identifier '" + t.text + "'";
     case Tok::Int:
-    case Tok::Float: return "'" + t.text + "'";
-    default: return tokName(t.kind);
+    case Tok::Float:
+      return "'" + t.text + "'";
+    default:
+      return tokName(t.kind);
     }
   }
   bool expect(Tok k, const char *context) {
@@ -118,7 +119,6 @@ struct DepthGuard {
   explicit DepthGuard(unsigned &n) : n(n) { ++n; }
   ~DepthGuard() { --n; }
 };
-
 
 } // namespace parser
 } // namespace tessera

@@ -35,15 +35,24 @@ const Symbol *Checker::lookup(llvm::StringRef name) const {
 
 static const char *kindWord(Symbol::Kind k) {
   switch (k) {
-  case Symbol::TensorParam: return "a tensor parameter";
-  case Symbol::ScalarParam: return "a scalar parameter";
-  case Symbol::Dim: return "a dimension";
-  case Symbol::Tune: return "a tunable parameter";
-  case Symbol::Where: return "a 'where' value";
-  case Symbol::Knob: return "a reserved knob";
-  case Symbol::Let: return "a 'let' binding";
-  case Symbol::Var: return "a variable";
-  case Symbol::LoopVar: return "a loop variable";
+  case Symbol::TensorParam:
+    return "a tensor parameter";
+  case Symbol::ScalarParam:
+    return "a scalar parameter";
+  case Symbol::Dim:
+    return "a dimension";
+  case Symbol::Tune:
+    return "a tunable parameter";
+  case Symbol::Where:
+    return "a 'where' value";
+  case Symbol::Knob:
+    return "a reserved knob";
+  case Symbol::Let:
+    return "a 'let' binding";
+  case Symbol::Var:
+    return "a variable";
+  case Symbol::LoopVar:
+    return "a loop variable";
   }
   return "a name";
 }
@@ -59,8 +68,8 @@ bool Checker::declareKernelSymbols() {
     auto f = kernelScope_.find(name);
     if (f == kernelScope_.end())
       return false;
-    error(loc, "'" + name + "' is already declared as " + kindWord(f->second->kind) +
-                   " at line " + std::to_string(f->second->loc.line));
+    error(loc, "'" + name + "' is already declared as " + kindWord(f->second->kind) + " at line " +
+                   std::to_string(f->second->loc.line));
     ok = false;
     return true;
   };
@@ -96,9 +105,8 @@ bool Checker::declareKernelSymbols() {
       auto f = kernelScope_.find(d.name);
       if (f != kernelScope_.end()) {
         if (f->second->kind != Symbol::Dim) {
-          error(d.loc, "dimension '" + d.name + "' has the name of " +
-                           kindWord(f->second->kind) + " declared at line " +
-                           std::to_string(f->second->loc.line));
+          error(d.loc, "dimension '" + d.name + "' has the name of " + kindWord(f->second->kind) +
+                           " declared at line " + std::to_string(f->second->loc.line));
           ok = false;
         }
         continue;
@@ -155,8 +163,8 @@ bool Checker::declareKernelSymbols() {
     Symbol &s = newSymbol(Symbol::Knob, knob, k_.loc);
     s.type = ValueType::scalar(DType::I32);
     auto v = spec_.params.find(knob);
-    s.constant = v != spec_.params.end() ? v->second
-                                         : (llvm::StringRef(knob) == "num_warps" ? 4 : 3);
+    s.constant =
+        v != spec_.params.end() ? v->second : (llvm::StringRef(knob) == "num_warps" ? 4 : 3);
     kernelScope_[knob] = &s;
   }
   auto knobValue = [&](const char *name, int64_t fallback) {
@@ -167,8 +175,8 @@ bool Checker::declareKernelSymbols() {
   info_->numStages = knobValue("num_stages", 3);
   // A bad declared default was reported at its value; check overrides here.
   if (spec_.params.count("num_warps") && (!isPow2(info_->numWarps) || info_->numWarps > 32)) {
-    error(k_.loc, "num_warps must be a power of two from 1 to 32, got " +
-                      std::to_string(info_->numWarps));
+    error(k_.loc,
+          "num_warps must be a power of two from 1 to 32, got " + std::to_string(info_->numWarps));
     ok = false;
   }
   if (spec_.params.count("num_stages") && (info_->numStages < 1 || info_->numStages > 16)) {
@@ -226,8 +234,8 @@ void Checker::checkClauses() {
         error(w.value->start(), "a 'where' value must be an integer, got " + t.str());
       else if (!w.value->constant)
         error(w.value->start(), "the 'where' value '" + w.name +
-                                "' must be computable on the host from dims, integer "
-                                "scalars and tune values");
+                                    "' must be computable on the host from dims, integer "
+                                    "scalars and tune values");
       else
         value = w.value->constant;
     }
@@ -237,11 +245,11 @@ void Checker::checkClauses() {
       continue;
     }
     if (f != kernelScope_.end() || parseDType(w.name)) {
-      error(w.loc, "'" + w.name + "' is already declared" +
-                       (f != kernelScope_.end() ? " as " + std::string(kindWord(f->second->kind)) +
-                                                      " at line " +
-                                                      std::to_string(f->second->loc.line)
-                                                : std::string(" as an element type")));
+      error(w.loc,
+            "'" + w.name + "' is already declared" +
+                (f != kernelScope_.end() ? " as " + std::string(kindWord(f->second->kind)) +
+                                               " at line " + std::to_string(f->second->loc.line)
+                                         : std::string(" as an element type")));
       continue;
     }
     Symbol &s = newSymbol(Symbol::Where, w.name, w.loc);
@@ -251,7 +259,7 @@ void Checker::checkClauses() {
     if (value) {
       if (*value < INT32_MIN || *value > INT32_MAX)
         error(w.value->start(), "the 'where' value '" + w.name + "' = " + std::to_string(*value) +
-                                " does not fit in i32");
+                                    " does not fit in i32");
       info_->whereValues.push_back({w.name, *value});
     }
   }
@@ -315,8 +323,7 @@ std::unique_ptr<KernelInfo> tessera::analyzeKernel(Kernel &kernel, const Special
       if (noted.insert(s->name).second)
         diags.note(s->loc, (s->kind == Symbol::Dim ? "dimension '" : "scalar '") + s->name +
                                "' has no compile-time value; using " + s->name + "=" +
-                               std::to_string(*s->hostValue) + " (pass --dim " + s->name +
-                               "=V)");
+                               std::to_string(*s->hostValue) + " (pass --dim " + s->name + "=V)");
     return info;
   }
 }

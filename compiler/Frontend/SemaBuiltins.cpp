@@ -13,7 +13,8 @@
 using namespace tessera;
 using namespace tessera::sema;
 
-static const char *kUnaryFloat[] = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "sigmoid"};
+static const char *kUnaryFloat[] = {"exp",  "exp2",  "log",  "log2",
+                                    "sqrt", "rsqrt", "tanh", "sigmoid"};
 
 bool tessera::isBuiltinFunction(llvm::StringRef n) {
   for (const char *f : kUnaryFloat)
@@ -30,7 +31,8 @@ bool Checker::checkArity(Expr &e, size_t lo, size_t hi) {
   size_t n = e.args.size();
   if (n >= lo && n <= hi)
     return true;
-  std::string want = lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+  std::string want =
+      lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
   error(e.loc, e.name + "() takes " + want + " argument" + (hi == 1 ? "" : "s") + ", got " +
                    std::to_string(n));
   return false;
@@ -39,9 +41,10 @@ bool Checker::checkArity(Expr &e, size_t lo, size_t hi) {
 bool Checker::requireDevice(Expr &e) {
   if (mode_ == Mode::Body)
     return true;
-  error(e.loc, "'" + e.name + "' cannot be used in " +
-                   (mode_ == Mode::Where ? "a 'where' clause" : "the grid clause") +
-                   "; only dims, scalars, tune values and cdiv/min/max/next_pow2 are allowed there");
+  error(e.loc,
+        "'" + e.name + "' cannot be used in " +
+            (mode_ == Mode::Where ? "a 'where' clause" : "the grid clause") +
+            "; only dims, scalars, tune values and cdiv/min/max/next_pow2 are allowed there");
   return false;
 }
 
@@ -61,7 +64,7 @@ std::optional<int64_t> Checker::staticInt(Expr &e, const std::string &what) {
     return 1;
   }
   error(e.start(), what + " must be a compile-time constant (a literal, a tune or 'where' "
-                      "value, or a dim)");
+                          "value, or a dim)");
   return std::nullopt;
 }
 
@@ -82,14 +85,14 @@ std::optional<llvm::SmallVector<int64_t, 4>> Checker::staticShape(Expr &e,
     }
     if (*v <= 0 || *v > kMaxTileElements) {
       error(item->start(), "a tile extent must be from 1 to " + std::to_string(kMaxTileElements) +
-                           ", got " + std::to_string(*v));
+                               ", got " + std::to_string(*v));
       ok = false;
       continue;
     }
     total *= *v;
     if (total > kMaxTileElements) {
-      error(e.loc, "a tile may hold at most " + std::to_string(kMaxTileElements) +
-                       " elements; " + what + " asks for more");
+      error(e.loc, "a tile may hold at most " + std::to_string(kMaxTileElements) + " elements; " +
+                       what + " asks for more");
       return std::nullopt;
     }
     shape.push_back(*v);
@@ -114,13 +117,14 @@ namespace {
 bool checkCoords(Checker &c, Expr &list, const Symbol &t, llvm::StringRef fn) {
   size_t rank = t.param->dims.size();
   if (list.kind != ExprKind::List) {
-    c.error(list.start(), fn + "() needs a list of " + std::to_string(rank) + " coordinates, e.g. [i, 0]");
+    c.error(list.start(),
+            fn + "() needs a list of " + std::to_string(rank) + " coordinates, e.g. [i, 0]");
     return false;
   }
   if (list.args.size() != rank) {
     c.error(list.start(), fn + "() of the rank-" + std::to_string(rank) + " tensor '" + t.name +
-                          "' needs " + std::to_string(rank) + " coordinate" +
-                          (rank == 1 ? "" : "s") + ", got " + std::to_string(list.args.size()));
+                              "' needs " + std::to_string(rank) + " coordinate" +
+                              (rank == 1 ? "" : "s") + ", got " + std::to_string(list.args.size()));
     return false;
   }
   bool ok = true;
@@ -192,8 +196,8 @@ void Checker::checkCall(Expr &e) {
       if (!a->type.isScalar()) {
         if (scalarMinMax)
           error(a->start(), fn + "(a, b) of two values needs scalars; for tiles use " +
-                            (fn == "min" ? "minimum" : "maximum") + "(a, b), or " + fn +
-                            "(x, axis) with a constant axis to reduce");
+                                (fn == "min" ? "minimum" : "maximum") + "(a, b), or " + fn +
+                                "(x, axis) with a constant axis to reduce");
         else
           error(a->start(), fn + "() needs scalar arguments, got " + a->type.str());
         return;
@@ -247,7 +251,8 @@ void Checker::checkCall(Expr &e) {
           e.constant = fn == "min" ? std::min(x, y) : std::max(x, y);
         }
       }
-      if (mode_ != Mode::Where && t == DType::I32 && (*e.constant < INT32_MIN || *e.constant > INT32_MAX)) {
+      if (mode_ != Mode::Where && t == DType::I32 &&
+          (*e.constant < INT32_MIN || *e.constant > INT32_MAX)) {
         error(e.loc, "constant expression overflows i32");
         e.type = ValueType();
         return;
@@ -272,7 +277,8 @@ void Checker::checkCall(Expr &e) {
     if (!axis)
       return;
     if (*axis < 0 || *axis > 2) {
-      error(e.args[0]->start(), "the axis of " + fn + "() must be 0, 1 or 2, got " + std::to_string(*axis));
+      error(e.args[0]->start(),
+            "the axis of " + fn + "() must be 0, 1 or 2, got " + std::to_string(*axis));
       return;
     }
     e.type = ValueType::scalar(DType::I32);
@@ -286,7 +292,8 @@ void Checker::checkCall(Expr &e) {
       return;
     if (*n < 1 || *n > kMaxTileElements) {
       error(e.args[0]->start(), "the extent of arange() must be from 1 to " +
-                                std::to_string(kMaxTileElements) + ", got " + std::to_string(*n));
+                                    std::to_string(kMaxTileElements) + ", got " +
+                                    std::to_string(*n));
       return;
     }
     e.type = ValueType::tile(DType::I32, {*n});
@@ -338,8 +345,9 @@ void Checker::checkCall(Expr &e) {
         shape = *s;
       }
       if (shape.size() > rank) {
-        error(e.args[2]->start(), "load() of a rank-" + std::to_string(rank) + " tensor gives a tile of rank at most " +
-                                  std::to_string(rank) + ", got " + shapeStr(shape));
+        error(e.args[2]->start(), "load() of a rank-" + std::to_string(rank) +
+                                      " tensor gives a tile of rank at most " +
+                                      std::to_string(rank) + ", got " + shapeStr(shape));
         return;
       }
       for (KwArg &kw : e.kwargs) {
@@ -371,12 +379,13 @@ void Checker::checkCall(Expr &e) {
       return;
     if (v.type.shape.size() > rank) {
       error(v.start(), "cannot store " + v.type.str() + " into the rank-" + std::to_string(rank) +
-                       " tensor '" + t->name + "'");
+                           " tensor '" + t->name + "'");
       return;
     }
     if (v.type.dtype != dt && !v.type.literal) {
       error(v.start(), "cannot store " + v.type.str() + " into the " + dtypeName(dt).str() +
-                       " tensor '" + t->name + "'; convert it with .to(" + dtypeName(dt).str() + ")");
+                           " tensor '" + t->name + "'; convert it with .to(" + dtypeName(dt).str() +
+                           ")");
       return;
     }
     if (!coerce(v, dt, "the stored value"))
@@ -412,8 +421,8 @@ void Checker::checkCall(Expr &e) {
     if (e.args.size() == 3) {
       Expr &acc = *e.args[2];
       if (acc.type.shape != llvm::ArrayRef<int64_t>(out) || !isFloat(acc.type.dtype)) {
-        error(acc.loc, "the accumulator of dot() must be a float tile of shape " +
-                           shapeStr(out) + ", got " + acc.type.str());
+        error(acc.loc, "the accumulator of dot() must be a float tile of shape " + shapeStr(out) +
+                           ", got " + acc.type.str());
         return;
       }
       result = ValueType::tile(acc.type.dtype, out);
@@ -429,7 +438,7 @@ void Checker::checkCall(Expr &e) {
       return;
     if (!x.type.isTile()) {
       error(x.start(), fn + "(x, axis) reduces a tile, got " + x.type.str() +
-                       (fn == "sum" ? "" : "; " + fn + "(a, b) of two scalars picks one"));
+                           (fn == "sum" ? "" : "; " + fn + "(a, b) of two scalars picks one"));
       return;
     }
     int64_t rank = x.type.shape.size(), axis = 0;
@@ -444,7 +453,8 @@ void Checker::checkCall(Expr &e) {
       }
       axis = *a < 0 ? *a + rank : *a;
       if (axis < 0 || axis >= rank) {
-        error(e.args[1]->start(), "axis " + std::to_string(*a) + " is out of range for " + x.type.str());
+        error(e.args[1]->start(),
+              "axis " + std::to_string(*a) + " is out of range for " + x.type.str());
         return;
       }
     } else if (rank != 1) {
@@ -471,8 +481,8 @@ void Checker::checkCall(Expr &e) {
       }
     } else if (!isFloat(x.type.dtype)) {
       if (!x.type.literal) {
-        error(x.start(), fn + "() needs a float operand, got " + x.type.str() +
-                         "; convert it with .to(f32)");
+        error(x.start(),
+              fn + "() needs a float operand, got " + x.type.str() + "; convert it with .to(f32)");
         return;
       }
       if (!retype(x, DType::F32))

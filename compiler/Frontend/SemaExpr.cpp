@@ -69,13 +69,20 @@ void Checker::checkKind(Expr &e) {
     e.type = ValueType::scalar(DType::Bool, true);
     e.constant = e.boolValue;
     return;
-  case ExprKind::Name: return checkName(e);
-  case ExprKind::Unary: return checkUnary(e);
-  case ExprKind::Binary: return checkBinary(e);
-  case ExprKind::Call: return checkCall(e);
-  case ExprKind::Index: return checkIndex(e);
-  case ExprKind::Attr: return checkAttr(e);
-  case ExprKind::Method: return checkMethod(e);
+  case ExprKind::Name:
+    return checkName(e);
+  case ExprKind::Unary:
+    return checkUnary(e);
+  case ExprKind::Binary:
+    return checkBinary(e);
+  case ExprKind::Call:
+    return checkCall(e);
+  case ExprKind::Index:
+    return checkIndex(e);
+  case ExprKind::Attr:
+    return checkAttr(e);
+  case ExprKind::Method:
+    return checkMethod(e);
   case ExprKind::List:
     error(e.loc, "a list is only allowed as the shape or coordinates argument of a built-in");
     return;
@@ -96,8 +103,8 @@ void Checker::checkName(Expr &e) {
   e.symbol = s;
   switch (s->kind) {
   case Symbol::TensorParam:
-    error(e.loc, "tensor '" + e.name + "' is not a value; read a tile from it with load(" +
-                     e.name + ", ...)");
+    error(e.loc, "tensor '" + e.name + "' is not a value; read a tile from it with load(" + e.name +
+                     ", ...)");
     return;
   case Symbol::ScalarParam:
     if (mode_ == Mode::Where) {
@@ -191,8 +198,8 @@ bool Checker::retype(Expr &e, DType t) {
   bool ok = (isInt(from) && (isInt(t) || isFloat(t))) || (isFloat(from) && isFloat(t));
   if (!ok || (isInt(t) && e.constant && !fits(t, *e.constant))) {
     std::string what = e.constant && isInt(from) ? "integer " + std::to_string(*e.constant)
-                       : from == DType::Bool    ? std::string("bool literal")
-                                                : std::string("float literal");
+                       : from == DType::Bool     ? std::string("bool literal")
+                                                 : std::string("float literal");
     error(e.loc, "the " + what + " cannot be used as " + dtypeName(t).str() +
                      (ok ? " (out of range)" : ""));
     return false;
@@ -206,8 +213,8 @@ bool Checker::retype(Expr &e, DType t) {
     if (std::fabs(*e.fconstant) > limit) {
       char buf[32];
       snprintf(buf, sizeof buf, "%g", *e.fconstant);
-      error(e.loc, "the literal " + std::string(buf) +
-                       " is out of range for " + dtypeName(t).str());
+      error(e.loc,
+            "the literal " + std::string(buf) + " is out of range for " + dtypeName(t).str());
       return false;
     }
   }
@@ -221,7 +228,7 @@ bool Checker::coerce(Expr &e, DType t, const std::string &what) {
   if (e.type.literal)
     return retype(e, t);
   error(e.start(), what + " must be " + dtypeName(t).str() + ", got " + e.type.str() +
-                   "; convert it with .to(" + dtypeName(t).str() + ")");
+                       "; convert it with .to(" + dtypeName(t).str() + ")");
   return false;
 }
 
@@ -295,8 +302,8 @@ void Checker::checkBinary(Expr &e) {
     error(e.loc, what + " is not defined on bool values");
     return;
   }
-  if ((e.binOp == BinOp::Div || e.binOp == BinOp::Mod) && !isFloat(t) && !a.constant && b.constant &&
-      *b.constant == 0) {
+  if ((e.binOp == BinOp::Div || e.binOp == BinOp::Mod) && !isFloat(t) && !a.constant &&
+      b.constant && *b.constant == 0) {
     error(e.loc, "integer division by zero");
     return;
   }
@@ -321,18 +328,41 @@ void Checker::foldConstant(Expr &e) {
   if (a.fconstant && b.fconstant) {
     double x = *a.fconstant, y = *b.fconstant;
     switch (e.binOp) {
-    case BinOp::Add: e.fconstant = x + y; break;
-    case BinOp::Sub: e.fconstant = x - y; break;
-    case BinOp::Mul: e.fconstant = x * y; break;
-    case BinOp::Div: e.fconstant = x / y; break;
-    case BinOp::Mod: e.fconstant = std::fmod(x, y); break;
-    case BinOp::Lt: e.constant = x < y; break;
-    case BinOp::Le: e.constant = x <= y; break;
-    case BinOp::Gt: e.constant = x > y; break;
-    case BinOp::Ge: e.constant = x >= y; break;
-    case BinOp::Eq: e.constant = x == y; break;
-    case BinOp::Ne: e.constant = x != y; break;
-    default: break;
+    case BinOp::Add:
+      e.fconstant = x + y;
+      break;
+    case BinOp::Sub:
+      e.fconstant = x - y;
+      break;
+    case BinOp::Mul:
+      e.fconstant = x * y;
+      break;
+    case BinOp::Div:
+      e.fconstant = x / y;
+      break;
+    case BinOp::Mod:
+      e.fconstant = std::fmod(x, y);
+      break;
+    case BinOp::Lt:
+      e.constant = x < y;
+      break;
+    case BinOp::Le:
+      e.constant = x <= y;
+      break;
+    case BinOp::Gt:
+      e.constant = x > y;
+      break;
+    case BinOp::Ge:
+      e.constant = x >= y;
+      break;
+    case BinOp::Eq:
+      e.constant = x == y;
+      break;
+    case BinOp::Ne:
+      e.constant = x != y;
+      break;
+    default:
+      break;
     }
     if (e.fconstant && std::isfinite(x) && std::isfinite(y) &&
         (!std::isfinite(*e.fconstant) || std::fabs(*e.fconstant) > 3.4028234663852886e38)) {
@@ -347,9 +377,15 @@ void Checker::foldConstant(Expr &e) {
   int64_t x = *a.constant, y = *b.constant, r = 0;
   bool overflow = false;
   switch (e.binOp) {
-  case BinOp::Add: overflow = __builtin_add_overflow(x, y, &r); break;
-  case BinOp::Sub: overflow = __builtin_sub_overflow(x, y, &r); break;
-  case BinOp::Mul: overflow = __builtin_mul_overflow(x, y, &r); break;
+  case BinOp::Add:
+    overflow = __builtin_add_overflow(x, y, &r);
+    break;
+  case BinOp::Sub:
+    overflow = __builtin_sub_overflow(x, y, &r);
+    break;
+  case BinOp::Mul:
+    overflow = __builtin_mul_overflow(x, y, &r);
+    break;
   case BinOp::Div:
   case BinOp::Mod:
     if (y == 0) {
@@ -362,14 +398,30 @@ void Checker::foldConstant(Expr &e) {
     else
       r = e.binOp == BinOp::Div ? x / y : x % y;
     break;
-  case BinOp::Lt: r = x < y; break;
-  case BinOp::Le: r = x <= y; break;
-  case BinOp::Gt: r = x > y; break;
-  case BinOp::Ge: r = x >= y; break;
-  case BinOp::Eq: r = x == y; break;
-  case BinOp::Ne: r = x != y; break;
-  case BinOp::And: r = x && y; break;
-  case BinOp::Or: r = x || y; break;
+  case BinOp::Lt:
+    r = x < y;
+    break;
+  case BinOp::Le:
+    r = x <= y;
+    break;
+  case BinOp::Gt:
+    r = x > y;
+    break;
+  case BinOp::Ge:
+    r = x >= y;
+    break;
+  case BinOp::Eq:
+    r = x == y;
+    break;
+  case BinOp::Ne:
+    r = x != y;
+    break;
+  case BinOp::And:
+    r = x && y;
+    break;
+  case BinOp::Or:
+    r = x || y;
+    break;
   }
   if (overflow) {
     error(e.loc, "integer overflow in a constant expression");

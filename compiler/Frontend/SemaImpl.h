@@ -58,9 +58,8 @@ public:
   bool retype(Expr &e, DType t);
   /// Adapts `e` to a context that needs dtype `t` (literals adopt it).
   bool coerce(Expr &e, DType t, const std::string &what);
-  std::optional<llvm::SmallVector<int64_t, 4>> broadcastShapes(llvm::ArrayRef<int64_t> a,
-                                                               llvm::ArrayRef<int64_t> b,
-                                                               SourceLoc loc);
+  std::optional<llvm::SmallVector<int64_t, 4>>
+  broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b, SourceLoc loc);
   std::optional<int64_t> staticInt(Expr &e, const std::string &what);
   std::optional<llvm::SmallVector<int64_t, 4>> staticShape(Expr &e, const std::string &what);
   std::optional<DType> dtypeArg(Expr &e);

@@ -74,7 +74,7 @@ void Checker::checkStmt(Stmt &s) {
       return;
     }
     if (sym->kind != Symbol::Var) {
-      std::string why = sym->kind == Symbol::Let ? "it is declared with 'let' (use 'var')"
+      std::string why = sym->kind == Symbol::Let       ? "it is declared with 'let' (use 'var')"
                         : sym->kind == Symbol::LoopVar ? "it is the loop variable"
                                                        : "it is not a variable";
       error(s.nameLoc, "cannot assign to '" + s.name + "': " + why);
@@ -93,8 +93,8 @@ void Checker::checkStmt(Stmt &s) {
       return;
     // A scalar broadcasts to the variable's shape; a tile must have it exactly.
     if (!v.type.isScalar() && v.type.shape != sym->type.shape)
-      error(v.start(), "cannot assign " + v.type.str() + " to '" + s.name + "' of type " +
-                           sym->type.str());
+      error(v.start(),
+            "cannot assign " + v.type.str() + " to '" + s.name + "' of type " + sym->type.str());
     return;
   }
   case StmtKind::For: {
@@ -113,8 +113,8 @@ void Checker::checkStmt(Stmt &s) {
       }
     }
     if (ok && s.step && s.step->constant && *s.step->constant <= 0)
-      error(s.step->loc, "the step of range() must be positive, got " +
-                             std::to_string(*s.step->constant));
+      error(s.step->loc,
+            "the step of range() must be positive, got " + std::to_string(*s.step->constant));
     scopes_.emplace_back();
     Symbol &iv = newSymbol(Symbol::LoopVar, s.name, s.nameLoc);
     iv.type = ValueType::scalar(DType::I32);

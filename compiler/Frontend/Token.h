@@ -21,22 +21,57 @@ enum class Tok {
   Int,
   Float,
   // keywords
-  KwKernel, KwTune, KwIn, KwWhere, KwGrid, KwLet, KwVar, KwFor, KwIf, KwElse,
-  KwTrue, KwFalse, KwNone, KwInf, KwTensor,
+  KwKernel,
+  KwTune,
+  KwIn,
+  KwWhere,
+  KwGrid,
+  KwLet,
+  KwVar,
+  KwFor,
+  KwIf,
+  KwElse,
+  KwTrue,
+  KwFalse,
+  KwNone,
+  KwInf,
+  KwTensor,
   // punctuation
-  LParen, RParen, LBracket, RBracket, LBrace, RBrace, Comma, Colon, Semi, Dot,
-  Assign, Plus, Minus, Star, Slash, Percent,
-  Lt, Le, Gt, Ge, EqEq, Ne, AndAnd, OrOr, Bang,
+  LParen,
+  RParen,
+  LBracket,
+  RBracket,
+  LBrace,
+  RBrace,
+  Comma,
+  Colon,
+  Semi,
+  Dot,
+  Assign,
+  Plus,
+  Minus,
+  Star,
+  Slash,
+  Percent,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  EqEq,
+  Ne,
+  AndAnd,
+  OrOr,
+  Bang,
 };
 
 struct Token {
   Tok kind = Tok::Eof;
   SourceLoc loc;
-  SourceLoc end; // just past the last character
+  SourceLoc end;                    // just past the last character
   size_t offset = 0, endOffset = 0; // byte offsets in the file
-  std::string text;     // the spelling (identifier name, literal text)
-  int64_t intValue = 0; // for Int
-  double floatValue = 0; // for Float
+  std::string text;                 // the spelling (identifier name, literal text)
+  int64_t intValue = 0;             // for Int
+  double floatValue = 0;            // for Float
 };
 
 /// A readable name of a token kind for diagnostics ("'('", "identifier").

@@ -161,17 +161,17 @@ void Emitter::emitFor(const Stmt &s) {
   SmallVector<Value> inits;
   for (const Symbol *v : carried)
     inits.push_back(values_[v]);
-  auto loop = scf::ForOp::create(
-      b_, l, lo, hi, step, inits, [&](OpBuilder &, Location bl, Value iv, ValueRange args) {
-        values_[s.symbol] = iv;
-        for (auto [v, a] : llvm::zip(carried, args))
-          values_[v] = a;
-        emitBlock(s.body);
-        SmallVector<Value> yields;
-        for (const Symbol *v : carried)
-          yields.push_back(values_[v]);
-        scf::YieldOp::create(b_, bl, yields);
-      });
+  auto loop = scf::ForOp::create(b_, l, lo, hi, step, inits,
+                                 [&](OpBuilder &, Location bl, Value iv, ValueRange args) {
+                                   values_[s.symbol] = iv;
+                                   for (auto [v, a] : llvm::zip(carried, args))
+                                     values_[v] = a;
+                                   emitBlock(s.body);
+                                   SmallVector<Value> yields;
+                                   for (const Symbol *v : carried)
+                                     yields.push_back(values_[v]);
+                                   scf::YieldOp::create(b_, bl, yields);
+                                 });
   b_.setInsertionPointAfter(loop);
   for (auto [v, r] : llvm::zip(carried, loop.getResults()))
     values_[v] = r;
@@ -243,8 +243,7 @@ OwningOpRef<ModuleOp> tessera::buildTileModule(const SourceFile &file, const Fro
   ctx.appendDialectRegistry(registry);
   ctx.loadAllAvailableDialects();
   DiagnosticEngine::MLIRHandler handler(diags, ctx);
-  OwningOpRef<ModuleOp> module =
-      ModuleOp::create(FileLineColLoc::get(&ctx, file.name(), 1, 1));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(FileLineColLoc::get(&ctx, file.name(), 1, 1));
   // With several kernels, each takes the --param / --dim values it declares; a
   // value that no kernel declares is still an error (reported by the first).
   auto declares = [](const Kernel &k, const std::string &name) {

@@ -31,8 +31,8 @@ mlir::LogicalResult emitKernel(mlir::ModuleOp module, const KernelInfo &info,
                                const SourceFile &file);
 
 struct FrontendOptions {
-  std::string kernel;   // empty: every kernel of the file
-  Specialization spec;  // --param / --dim
+  std::string kernel;  // empty: every kernel of the file
+  Specialization spec; // --param / --dim
   bool canonicalize = true;
 };
 
@@ -40,8 +40,7 @@ struct FrontendOptions {
 /// Returns null after errors (all of them in `diags`).
 mlir::OwningOpRef<mlir::ModuleOp> buildTileModule(const SourceFile &file,
                                                   const FrontendOptions &opts,
-                                                  mlir::MLIRContext &ctx,
-                                                  DiagnosticEngine &diags);
+                                                  mlir::MLIRContext &ctx, DiagnosticEngine &diags);
 
 } // namespace tessera
 

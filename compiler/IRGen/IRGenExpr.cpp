@@ -113,35 +113,67 @@ Value Emitter::emitBinary(const Expr &e) {
   DType t = ea.type.dtype; // both operands share it after Sema
   bool f = isFloat(t);
   switch (e.binOp) {
-  case BinOp::Add: return f ? (Value)arith::AddFOp::create(b_, l, a, b) : arith::AddIOp::create(b_, l, a, b);
-  case BinOp::Sub: return f ? (Value)arith::SubFOp::create(b_, l, a, b) : arith::SubIOp::create(b_, l, a, b);
-  case BinOp::Mul: return f ? (Value)arith::MulFOp::create(b_, l, a, b) : arith::MulIOp::create(b_, l, a, b);
-  case BinOp::Div: return f ? (Value)arith::DivFOp::create(b_, l, a, b) : arith::DivSIOp::create(b_, l, a, b);
-  case BinOp::Mod: return f ? (Value)arith::RemFOp::create(b_, l, a, b) : arith::RemSIOp::create(b_, l, a, b);
-  case BinOp::And: return arith::AndIOp::create(b_, l, a, b);
-  case BinOp::Or: return arith::OrIOp::create(b_, l, a, b);
-  default: break;
+  case BinOp::Add:
+    return f ? (Value)arith::AddFOp::create(b_, l, a, b) : arith::AddIOp::create(b_, l, a, b);
+  case BinOp::Sub:
+    return f ? (Value)arith::SubFOp::create(b_, l, a, b) : arith::SubIOp::create(b_, l, a, b);
+  case BinOp::Mul:
+    return f ? (Value)arith::MulFOp::create(b_, l, a, b) : arith::MulIOp::create(b_, l, a, b);
+  case BinOp::Div:
+    return f ? (Value)arith::DivFOp::create(b_, l, a, b) : arith::DivSIOp::create(b_, l, a, b);
+  case BinOp::Mod:
+    return f ? (Value)arith::RemFOp::create(b_, l, a, b) : arith::RemSIOp::create(b_, l, a, b);
+  case BinOp::And:
+    return arith::AndIOp::create(b_, l, a, b);
+  case BinOp::Or:
+    return arith::OrIOp::create(b_, l, a, b);
+  default:
+    break;
   }
   if (f) {
     arith::CmpFPredicate p;
     switch (e.binOp) {
-    case BinOp::Lt: p = arith::CmpFPredicate::OLT; break;
-    case BinOp::Le: p = arith::CmpFPredicate::OLE; break;
-    case BinOp::Gt: p = arith::CmpFPredicate::OGT; break;
-    case BinOp::Ge: p = arith::CmpFPredicate::OGE; break;
-    case BinOp::Eq: p = arith::CmpFPredicate::OEQ; break;
-    default: p = arith::CmpFPredicate::UNE; break;
+    case BinOp::Lt:
+      p = arith::CmpFPredicate::OLT;
+      break;
+    case BinOp::Le:
+      p = arith::CmpFPredicate::OLE;
+      break;
+    case BinOp::Gt:
+      p = arith::CmpFPredicate::OGT;
+      break;
+    case BinOp::Ge:
+      p = arith::CmpFPredicate::OGE;
+      break;
+    case BinOp::Eq:
+      p = arith::CmpFPredicate::OEQ;
+      break;
+    default:
+      p = arith::CmpFPredicate::UNE;
+      break;
     }
     return arith::CmpFOp::create(b_, l, p, a, b);
   }
   arith::CmpIPredicate p;
   switch (e.binOp) {
-  case BinOp::Lt: p = arith::CmpIPredicate::slt; break;
-  case BinOp::Le: p = arith::CmpIPredicate::sle; break;
-  case BinOp::Gt: p = arith::CmpIPredicate::sgt; break;
-  case BinOp::Ge: p = arith::CmpIPredicate::sge; break;
-  case BinOp::Eq: p = arith::CmpIPredicate::eq; break;
-  default: p = arith::CmpIPredicate::ne; break;
+  case BinOp::Lt:
+    p = arith::CmpIPredicate::slt;
+    break;
+  case BinOp::Le:
+    p = arith::CmpIPredicate::sle;
+    break;
+  case BinOp::Gt:
+    p = arith::CmpIPredicate::sgt;
+    break;
+  case BinOp::Ge:
+    p = arith::CmpIPredicate::sge;
+    break;
+  case BinOp::Eq:
+    p = arith::CmpIPredicate::eq;
+    break;
+  default:
+    p = arith::CmpIPredicate::ne;
+    break;
   }
   return arith::CmpIOp::create(b_, l, p, a, b);
 }
@@ -164,15 +196,23 @@ Value Emitter::emitIndex(const Expr &e) {
 
 Value Emitter::emitMath(const Expr &e, StringRef fn, Value x) {
   Location l = loc(e.loc);
-  if (fn == "exp") return math::ExpOp::create(b_, l, x);
-  if (fn == "exp2") return math::Exp2Op::create(b_, l, x);
-  if (fn == "log") return math::LogOp::create(b_, l, x);
-  if (fn == "log2") return math::Log2Op::create(b_, l, x);
-  if (fn == "sqrt") return math::SqrtOp::create(b_, l, x);
-  if (fn == "rsqrt") return math::RsqrtOp::create(b_, l, x);
-  if (fn == "tanh") return math::TanhOp::create(b_, l, x);
+  if (fn == "exp")
+    return math::ExpOp::create(b_, l, x);
+  if (fn == "exp2")
+    return math::Exp2Op::create(b_, l, x);
+  if (fn == "log")
+    return math::LogOp::create(b_, l, x);
+  if (fn == "log2")
+    return math::Log2Op::create(b_, l, x);
+  if (fn == "sqrt")
+    return math::SqrtOp::create(b_, l, x);
+  if (fn == "rsqrt")
+    return math::RsqrtOp::create(b_, l, x);
+  if (fn == "tanh")
+    return math::TanhOp::create(b_, l, x);
   if (fn == "abs")
-    return isFloat(e.type.dtype) ? (Value)math::AbsFOp::create(b_, l, x) : math::AbsIOp::create(b_, l, x);
+    return isFloat(e.type.dtype) ? (Value)math::AbsFOp::create(b_, l, x)
+                                 : math::AbsIOp::create(b_, l, x);
   // sigmoid(x) = 1 / (1 + exp(-x))
   Value one = broadcastTo(scalarConst(e.type.dtype, 1.0, l), e.type.shape, l);
   Value ex = math::ExpOp::create(b_, l, arith::NegFOp::create(b_, l, x));
@@ -231,7 +271,7 @@ Value Emitter::emitCall(const Expr &e) {
   }
   bool reduction = (fn == "sum" || fn == "max" || fn == "min") && e.args[0]->type.isTile();
   if (reduction) {
-    auto kind = fn == "sum" ? tile::ReduceKind::sum
+    auto kind = fn == "sum"   ? tile::ReduceKind::sum
                 : fn == "max" ? tile::ReduceKind::max
                               : tile::ReduceKind::min;
     int64_t rank = e.args[0]->type.shape.size();
@@ -245,7 +285,8 @@ Value Emitter::emitCall(const Expr &e) {
     Value a = broadcastTo(arg(0), e.type.shape, l), b = broadcastTo(arg(1), e.type.shape, l);
     bool isMax = fn == "max" || fn == "maximum";
     if (f)
-      return isMax ? (Value)arith::MaximumFOp::create(b_, l, a, b) : arith::MinimumFOp::create(b_, l, a, b);
+      return isMax ? (Value)arith::MaximumFOp::create(b_, l, a, b)
+                   : arith::MinimumFOp::create(b_, l, a, b);
     return isMax ? (Value)arith::MaxSIOp::create(b_, l, a, b) : arith::MinSIOp::create(b_, l, a, b);
   }
   if (fn == "cdiv")

@@ -36,9 +36,7 @@ public:
   mlir::Value broadcastTo(mlir::Value v, llvm::ArrayRef<int64_t> shape, mlir::Location loc);
   mlir::Value scalarConst(DType t, double v, mlir::Location loc);
   mlir::Type typeOf(const ValueType &t);
-  mlir::Location loc(SourceLoc l) {
-    return mlir::FileLineColLoc::get(fileAttr_, l.line, l.col);
-  }
+  mlir::Location loc(SourceLoc l) { return mlir::FileLineColLoc::get(fileAttr_, l.line, l.col); }
 
   // Statements (IRGen.cpp).
   void emitBlock(const std::vector<StmtPtr> &stmts);

@@ -56,9 +56,8 @@ bool isLayout(Attribute a) {
 Attribute BlockedLayoutAttr::parse(AsmParser &p, Type) {
   SmallVector<unsigned> spt, tpw, wpc, order;
   if (p.parseLess() || p.parseLBrace() || parseList(p, "sizePerThread", spt) || p.parseComma() ||
-      parseList(p, "threadsPerWarp", tpw) || p.parseComma() ||
-      parseList(p, "warpsPerCTA", wpc) || p.parseComma() || parseList(p, "order", order) ||
-      p.parseRBrace() || p.parseGreater())
+      parseList(p, "threadsPerWarp", tpw) || p.parseComma() || parseList(p, "warpsPerCTA", wpc) ||
+      p.parseComma() || parseList(p, "order", order) || p.parseRBrace() || p.parseGreater())
     return {};
   return p.getChecked<BlockedLayoutAttr>(p.getContext(), spt, tpw, wpc, order);
 }
@@ -108,8 +107,8 @@ Attribute SliceLayoutAttr::parse(AsmParser &p, Type) {
   unsigned dim;
   Attribute parent;
   if (p.parseLess() || p.parseLBrace() || parseUnsigned(p, "dim", dim) || p.parseComma() ||
-      p.parseKeyword("parent") || p.parseEqual() || p.parseAttribute(parent) ||
-      p.parseRBrace() || p.parseGreater())
+      p.parseKeyword("parent") || p.parseEqual() || p.parseAttribute(parent) || p.parseRBrace() ||
+      p.parseGreater())
     return {};
   return p.getChecked<SliceLayoutAttr>(p.getContext(), dim, parent);
 }
@@ -150,8 +149,8 @@ Attribute DotOperandLayoutAttr::parse(AsmParser &p, Type) {
   unsigned opIdx;
   Attribute parent;
   if (p.parseLess() || p.parseLBrace() || parseUnsigned(p, "opIdx", opIdx) || p.parseComma() ||
-      p.parseKeyword("parent") || p.parseEqual() || p.parseAttribute(parent) ||
-      p.parseRBrace() || p.parseGreater())
+      p.parseKeyword("parent") || p.parseEqual() || p.parseAttribute(parent) || p.parseRBrace() ||
+      p.parseGreater())
     return {};
   return p.getChecked<DotOperandLayoutAttr>(p.getContext(), opIdx, parent);
 }

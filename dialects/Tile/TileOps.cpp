@@ -60,8 +60,7 @@ LogicalResult verifyAccess(Operation *op, GlobalTensorType tensor, size_t numCoo
 // KernelOp
 //===----------------------------------------------------------------------===//
 
-void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name,
-                     FunctionType type) {
+void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name, FunctionType type) {
   state.addAttribute(SymbolTable::getSymbolAttrName(), builder.getStringAttr(name));
   state.addAttribute(getFunctionTypeAttrName(state.name), TypeAttr::get(type));
   SmallVector<Location> locs(type.getNumInputs(), state.location);
@@ -142,8 +141,8 @@ LogicalResult KernelOp::verifyRegions() {
     if (block.getArgumentTypes() != TypeRange(inputs))
       return emitOpError() << "the " << what << " region's arguments must match the signature";
     Operation *term = block.empty() ? nullptr : &block.back();
-    bool ok = region == &getBody() ? isa_and_nonnull<ReturnOp>(term)
-                                   : isa_and_nonnull<YieldOp>(term);
+    bool ok =
+        region == &getBody() ? isa_and_nonnull<ReturnOp>(term) : isa_and_nonnull<YieldOp>(term);
     if (!ok)
       return emitOpError() << "the " << what << " region must end with "
                            << (region == &getBody() ? "tile.return" : "tile.yield");
@@ -362,15 +361,13 @@ LogicalResult LoadOp::verify() {
   if (failed(verifyAccess(*this, getTensor().getType(), getCoords().size(), getType())))
     return failure();
   if (getPad() && getPad().getType() != getTensor().getType().getElementType())
-    return emitOpError() << "pad type " << getPad().getType()
-                         << " differs from the element type "
+    return emitOpError() << "pad type " << getPad().getType() << " differs from the element type "
                          << getTensor().getType().getElementType();
   return success();
 }
 
 LogicalResult StoreOp::verify() {
-  return verifyAccess(*this, getTensor().getType(), getCoords().size(),
-                      getValue().getType());
+  return verifyAccess(*this, getTensor().getType(), getCoords().size(), getValue().getType());
 }
 
 LogicalResult DotOp::verify() {
@@ -399,8 +396,7 @@ LogicalResult ReduceOp::verify() {
   expect.erase(expect.begin() + axis);
   Type result = getType();
   if (shapeOf(result) != ArrayRef<int64_t>(expect) ||
-      isa<RankedTensorType>(result) != !expect.empty() ||
-      elementOf(result) != src.getElementType())
+      isa<RankedTensorType>(result) != !expect.empty() || elementOf(result) != src.getElementType())
     return emitOpError() << "result must be " << (expect.empty() ? "a scalar" : shapeStr(expect))
                          << " of " << src.getElementType();
   if (src.getElementType().isInteger(1) && getKind() == ReduceKind::sum)

@@ -36,7 +36,7 @@ void GlobalTensorType::print(AsmPrinter &printer) const {
 }
 
 LogicalResult GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 ArrayRef<int64_t> shape, Type elementType) {
+                                       ArrayRef<int64_t> shape, Type elementType) {
   if (shape.empty())
     return emitError() << "a tensor argument needs rank 1 or more";
   for (int64_t d : shape)

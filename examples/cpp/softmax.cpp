@@ -16,7 +16,8 @@
 using namespace tessera;
 
 int main(int argc, char **argv) {
-  std::string path = argc > 1 ? argv[1] : std::string(TESSERA_SOURCE_DIR) + "/examples/softmax.tile";
+  std::string path =
+      argc > 1 ? argv[1] : std::string(TESSERA_SOURCE_DIR) + "/examples/softmax.tile";
   auto fail = [](llvm::Error e) {
     int status = cuda::isEnvironmentError(e) ? 2 : 1;
     fprintf(stderr, "error: %s\n", llvm::toString(std::move(e)).c_str());
@@ -37,7 +38,8 @@ int main(int argc, char **argv) {
   std::normal_distribution<float> normal;
   for (float &v : x)
     v = normal(rng);
-  auto dx = cuda::DeviceBuffer::allocate(x.size() * 4), dy = cuda::DeviceBuffer::allocate(y.size() * 4);
+  auto dx = cuda::DeviceBuffer::allocate(x.size() * 4),
+       dy = cuda::DeviceBuffer::allocate(y.size() * 4);
   if (!dx || !dy)
     return fail(dx ? dy.takeError() : dx.takeError());
   if (llvm::Error e = dx->copyFromHost(x.data(), x.size() * 4))

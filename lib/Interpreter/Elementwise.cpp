@@ -66,17 +66,23 @@ float tessera::interp::roundToBFloat(float v) {
 
 float tessera::interp::roundF(EK k, float v) {
   switch (k) {
-  case EK::F16: return roundToHalf(v);
-  case EK::BF16: return roundToBFloat(v);
-  default: return v;
+  case EK::F16:
+    return roundToHalf(v);
+  case EK::BF16:
+    return roundToBFloat(v);
+  default:
+    return v;
   }
 }
 
 int64_t tessera::interp::wrapI(EK k, int64_t v) {
   switch (k) {
-  case EK::I1: return v & 1;
-  case EK::I32: return (int64_t)(int32_t)(uint32_t)(uint64_t)v;
-  default: return v;
+  case EK::I1:
+    return v & 1;
+  case EK::I32:
+    return (int64_t)(int32_t)(uint32_t)(uint64_t)v;
+  default:
+    return v;
   }
 }
 
@@ -109,22 +115,38 @@ float minimumF(float x, float y) {
 bool cmpF(int64_t pred, float x, float y) {
   bool unordered = std::isnan(x) || std::isnan(y);
   switch ((CmpFPredicate)pred) {
-  case CmpFPredicate::AlwaysFalse: return false;
-  case CmpFPredicate::OEQ: return !unordered && x == y;
-  case CmpFPredicate::OGT: return !unordered && x > y;
-  case CmpFPredicate::OGE: return !unordered && x >= y;
-  case CmpFPredicate::OLT: return !unordered && x < y;
-  case CmpFPredicate::OLE: return !unordered && x <= y;
-  case CmpFPredicate::ONE: return !unordered && x != y;
-  case CmpFPredicate::ORD: return !unordered;
-  case CmpFPredicate::UEQ: return unordered || x == y;
-  case CmpFPredicate::UGT: return unordered || x > y;
-  case CmpFPredicate::UGE: return unordered || x >= y;
-  case CmpFPredicate::ULT: return unordered || x < y;
-  case CmpFPredicate::ULE: return unordered || x <= y;
-  case CmpFPredicate::UNE: return unordered || x != y;
-  case CmpFPredicate::UNO: return unordered;
-  case CmpFPredicate::AlwaysTrue: return true;
+  case CmpFPredicate::AlwaysFalse:
+    return false;
+  case CmpFPredicate::OEQ:
+    return !unordered && x == y;
+  case CmpFPredicate::OGT:
+    return !unordered && x > y;
+  case CmpFPredicate::OGE:
+    return !unordered && x >= y;
+  case CmpFPredicate::OLT:
+    return !unordered && x < y;
+  case CmpFPredicate::OLE:
+    return !unordered && x <= y;
+  case CmpFPredicate::ONE:
+    return !unordered && x != y;
+  case CmpFPredicate::ORD:
+    return !unordered;
+  case CmpFPredicate::UEQ:
+    return unordered || x == y;
+  case CmpFPredicate::UGT:
+    return unordered || x > y;
+  case CmpFPredicate::UGE:
+    return unordered || x >= y;
+  case CmpFPredicate::ULT:
+    return unordered || x < y;
+  case CmpFPredicate::ULE:
+    return unordered || x <= y;
+  case CmpFPredicate::UNE:
+    return unordered || x != y;
+  case CmpFPredicate::UNO:
+    return unordered;
+  case CmpFPredicate::AlwaysTrue:
+    return true;
   }
   return false;
 }
@@ -132,16 +154,26 @@ bool cmpF(int64_t pred, float x, float y) {
 bool cmpI(int64_t pred, EK k, int64_t x, int64_t y) {
   uint64_t ux = unsignedOf(k, x), uy = unsignedOf(k, y);
   switch ((CmpIPredicate)pred) {
-  case CmpIPredicate::eq: return x == y;
-  case CmpIPredicate::ne: return x != y;
-  case CmpIPredicate::slt: return x < y;
-  case CmpIPredicate::sle: return x <= y;
-  case CmpIPredicate::sgt: return x > y;
-  case CmpIPredicate::sge: return x >= y;
-  case CmpIPredicate::ult: return ux < uy;
-  case CmpIPredicate::ule: return ux <= uy;
-  case CmpIPredicate::ugt: return ux > uy;
-  case CmpIPredicate::uge: return ux >= uy;
+  case CmpIPredicate::eq:
+    return x == y;
+  case CmpIPredicate::ne:
+    return x != y;
+  case CmpIPredicate::slt:
+    return x < y;
+  case CmpIPredicate::sle:
+    return x <= y;
+  case CmpIPredicate::sgt:
+    return x > y;
+  case CmpIPredicate::sge:
+    return x >= y;
+  case CmpIPredicate::ult:
+    return ux < uy;
+  case CmpIPredicate::ule:
+    return ux <= uy;
+  case CmpIPredicate::ugt:
+    return ux > uy;
+  case CmpIPredicate::uge:
+    return ux >= uy;
   }
   return false;
 }
@@ -152,36 +184,81 @@ bool binI(Code c, EK k, int64_t x, int64_t y, int64_t &r) {
   int64_t minV = k == EK::I64 ? std::numeric_limits<int64_t>::min() : k == EK::I32 ? INT32_MIN : -1;
   unsigned w = widthOf(k);
   switch (c) {
-  case Code::AddI: r = (int64_t)((uint64_t)x + (uint64_t)y); break;
-  case Code::SubI: r = (int64_t)((uint64_t)x - (uint64_t)y); break;
-  case Code::MulI: r = (int64_t)((uint64_t)x * (uint64_t)y); break;
-  case Code::DivSI: case Code::RemSI: case Code::CeilDivSI: case Code::FloorDivSI: {
+  case Code::AddI:
+    r = (int64_t)((uint64_t)x + (uint64_t)y);
+    break;
+  case Code::SubI:
+    r = (int64_t)((uint64_t)x - (uint64_t)y);
+    break;
+  case Code::MulI:
+    r = (int64_t)((uint64_t)x * (uint64_t)y);
+    break;
+  case Code::DivSI:
+  case Code::RemSI:
+  case Code::CeilDivSI:
+  case Code::FloorDivSI: {
     if (y == 0)
       return false;
     if (x == minV && y == -1) { // overflow: wraps
-      r = c == Code::RemSI ? 0 : c == Code::DivSI || c == Code::CeilDivSI || c == Code::FloorDivSI ? minV : 0;
+      r = c == Code::RemSI                                                    ? 0
+          : c == Code::DivSI || c == Code::CeilDivSI || c == Code::FloorDivSI ? minV
+                                                                              : 0;
       break;
     }
     int64_t q = x / y, m = x % y;
-    if (c == Code::DivSI) r = q;
-    else if (c == Code::RemSI) r = m;
-    else if (c == Code::CeilDivSI) r = q + (m != 0 && ((x < 0) == (y < 0)));
-    else r = q - (m != 0 && ((x < 0) != (y < 0)));
+    if (c == Code::DivSI)
+      r = q;
+    else if (c == Code::RemSI)
+      r = m;
+    else if (c == Code::CeilDivSI)
+      r = q + (m != 0 && ((x < 0) == (y < 0)));
+    else
+      r = q - (m != 0 && ((x < 0) != (y < 0)));
     break;
   }
-  case Code::DivUI: if (uy == 0) return false; r = (int64_t)(ux / uy); break;
-  case Code::RemUI: if (uy == 0) return false; r = (int64_t)(ux % uy); break;
-  case Code::MaxSI: r = std::max(x, y); break;
-  case Code::MinSI: r = std::min(x, y); break;
-  case Code::MaxUI: r = ux >= uy ? x : y; break;
-  case Code::MinUI: r = ux <= uy ? x : y; break;
-  case Code::AndI: r = x & y; break;
-  case Code::OrI: r = x | y; break;
-  case Code::XOrI: r = x ^ y; break;
-  case Code::ShLI: r = uy >= w ? 0 : (int64_t)(ux << uy); break;
-  case Code::ShRSI: r = x >> std::min<uint64_t>(uy, 63); break;
-  case Code::ShRUI: r = uy >= w ? 0 : (int64_t)(ux >> uy); break;
-  default: r = 0; break;
+  case Code::DivUI:
+    if (uy == 0)
+      return false;
+    r = (int64_t)(ux / uy);
+    break;
+  case Code::RemUI:
+    if (uy == 0)
+      return false;
+    r = (int64_t)(ux % uy);
+    break;
+  case Code::MaxSI:
+    r = std::max(x, y);
+    break;
+  case Code::MinSI:
+    r = std::min(x, y);
+    break;
+  case Code::MaxUI:
+    r = ux >= uy ? x : y;
+    break;
+  case Code::MinUI:
+    r = ux <= uy ? x : y;
+    break;
+  case Code::AndI:
+    r = x & y;
+    break;
+  case Code::OrI:
+    r = x | y;
+    break;
+  case Code::XOrI:
+    r = x ^ y;
+    break;
+  case Code::ShLI:
+    r = uy >= w ? 0 : (int64_t)(ux << uy);
+    break;
+  case Code::ShRSI:
+    r = x >> std::min<uint64_t>(uy, 63);
+    break;
+  case Code::ShRUI:
+    r = uy >= w ? 0 : (int64_t)(ux >> uy);
+    break;
+  default:
+    r = 0;
+    break;
   }
   r = wrapI(k, r);
   return true;
@@ -189,49 +266,82 @@ bool binI(Code c, EK k, int64_t x, int64_t y, int64_t &r) {
 
 float unF(Code c, float x) {
   switch (c) {
-  case Code::NegF: return -x;
-  case Code::Exp: return std::exp(x);
-  case Code::Exp2: return std::exp2(x);
-  case Code::Log: return std::log(x);
-  case Code::Log2: return std::log2(x);
-  case Code::Log1p: return std::log1p(x);
-  case Code::Expm1: return std::expm1(x);
-  case Code::Sqrt: return std::sqrt(x);
-  case Code::Rsqrt: return 1.0f / std::sqrt(x);
-  case Code::AbsF: return std::fabs(x);
-  case Code::Tanh: return std::tanh(x);
-  case Code::Sin: return std::sin(x);
-  case Code::Cos: return std::cos(x);
-  case Code::Erf: return std::erf(x);
-  case Code::Floor: return std::floor(x);
-  case Code::Ceil: return std::ceil(x);
-  case Code::Round: return std::round(x);
-  case Code::RoundEven: return std::nearbyint(x);
-  case Code::Trunc: return std::trunc(x);
-  default: return x;
+  case Code::NegF:
+    return -x;
+  case Code::Exp:
+    return std::exp(x);
+  case Code::Exp2:
+    return std::exp2(x);
+  case Code::Log:
+    return std::log(x);
+  case Code::Log2:
+    return std::log2(x);
+  case Code::Log1p:
+    return std::log1p(x);
+  case Code::Expm1:
+    return std::expm1(x);
+  case Code::Sqrt:
+    return std::sqrt(x);
+  case Code::Rsqrt:
+    return 1.0f / std::sqrt(x);
+  case Code::AbsF:
+    return std::fabs(x);
+  case Code::Tanh:
+    return std::tanh(x);
+  case Code::Sin:
+    return std::sin(x);
+  case Code::Cos:
+    return std::cos(x);
+  case Code::Erf:
+    return std::erf(x);
+  case Code::Floor:
+    return std::floor(x);
+  case Code::Ceil:
+    return std::ceil(x);
+  case Code::Round:
+    return std::round(x);
+  case Code::RoundEven:
+    return std::nearbyint(x);
+  case Code::Trunc:
+    return std::trunc(x);
+  default:
+    return x;
   }
 }
 
 float binF(Code c, float x, float y) {
   switch (c) {
-  case Code::AddF: return x + y;
-  case Code::SubF: return x - y;
-  case Code::MulF: return x * y;
-  case Code::DivF: return x / y;
-  case Code::RemF: return std::fmod(x, y);
-  case Code::MaximumF: return maximumF(x, y);
-  case Code::MinimumF: return minimumF(x, y);
-  case Code::MaxNumF: return std::fmax(x, y);
-  case Code::MinNumF: return std::fmin(x, y);
-  case Code::PowF: return std::pow(x, y);
-  case Code::Atan2: return std::atan2(x, y);
-  default: return 0;
+  case Code::AddF:
+    return x + y;
+  case Code::SubF:
+    return x - y;
+  case Code::MulF:
+    return x * y;
+  case Code::DivF:
+    return x / y;
+  case Code::RemF:
+    return std::fmod(x, y);
+  case Code::MaximumF:
+    return maximumF(x, y);
+  case Code::MinimumF:
+    return minimumF(x, y);
+  case Code::MaxNumF:
+    return std::fmax(x, y);
+  case Code::MinNumF:
+    return std::fmin(x, y);
+  case Code::PowF:
+    return std::pow(x, y);
+  case Code::Atan2:
+    return std::atan2(x, y);
+  default:
+    return 0;
   }
 }
 
 } // namespace
 
-TileRef tessera::interp::evalElementwise(const Inst &inst, llvm::ArrayRef<const Tile *> ins, Fault &fault) {
+TileRef tessera::interp::evalElementwise(const Inst &inst, llvm::ArrayRef<const Tile *> ins,
+                                         Fault &fault) {
   auto out = std::make_shared<Tile>(inst.ek, inst.shape);
   int64_t n = out->size();
   const Code c = inst.code;
@@ -311,8 +421,10 @@ int64_t floatToInt(double v, EK to, bool isUnsigned) {
   if (to == EK::I64) {
     lo = isUnsigned ? 0 : -9223372036854775808.0;
     hi = isUnsigned ? 18446744073709551615.0 : 9223372036854775807.0;
-    if (v <= lo) return isUnsigned ? 0 : std::numeric_limits<int64_t>::min();
-    if (v >= hi) return isUnsigned ? -1 : std::numeric_limits<int64_t>::max();
+    if (v <= lo)
+      return isUnsigned ? 0 : std::numeric_limits<int64_t>::min();
+    if (v >= hi)
+      return isUnsigned ? -1 : std::numeric_limits<int64_t>::max();
     return isUnsigned ? (int64_t)(uint64_t)v : (int64_t)v;
   }
   lo = isUnsigned ? 0 : -2147483648.0;

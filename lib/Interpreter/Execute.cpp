@@ -60,24 +60,56 @@ llvm::SmallVector<int64_t, 4> stridesOf(const Arg &a) {
 float readFloat(const Arg &a, int64_t off) {
   const char *p = (const char *)a.data;
   switch (a.dtype) {
-  case DType::F32: { float f; std::memcpy(&f, p + off * 4, 4); return f; }
-  case DType::F16: { uint16_t h; std::memcpy(&h, p + off * 2, 2); return halfBitsToFloat(h); }
-  default: { uint16_t h; std::memcpy(&h, p + off * 2, 2); uint32_t u = (uint32_t)h << 16; float f; std::memcpy(&f, &u, 4); return f; }
+  case DType::F32: {
+    float f;
+    std::memcpy(&f, p + off * 4, 4);
+    return f;
+  }
+  case DType::F16: {
+    uint16_t h;
+    std::memcpy(&h, p + off * 2, 2);
+    return halfBitsToFloat(h);
+  }
+  default: {
+    uint16_t h;
+    std::memcpy(&h, p + off * 2, 2);
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
   }
 }
 int64_t readInt(const Arg &a, int64_t off) {
   const char *p = (const char *)a.data;
   switch (a.dtype) {
-  case DType::I32: { int32_t x; std::memcpy(&x, p + off * 4, 4); return x; }
-  case DType::I64: { int64_t x; std::memcpy(&x, p + off * 8, 8); return x; }
-  default: return p[off] != 0;
+  case DType::I32: {
+    int32_t x;
+    std::memcpy(&x, p + off * 4, 4);
+    return x;
+  }
+  case DType::I64: {
+    int64_t x;
+    std::memcpy(&x, p + off * 8, 8);
+    return x;
+  }
+  default:
+    return p[off] != 0;
   }
 }
 void writeElement(const Arg &a, int64_t off, const Tile &t, int64_t e) {
   char *p = (char *)a.data;
   switch (a.dtype) {
-  case DType::F32: { float f = t.f[e]; std::memcpy(p + off * 4, &f, 4); break; }
-  case DType::F16: { uint16_t h = floatToHalfBits(t.f[e]); std::memcpy(p + off * 2, &h, 2); break; }
+  case DType::F32: {
+    float f = t.f[e];
+    std::memcpy(p + off * 4, &f, 4);
+    break;
+  }
+  case DType::F16: {
+    uint16_t h = floatToHalfBits(t.f[e]);
+    std::memcpy(p + off * 2, &h, 2);
+    break;
+  }
   case DType::BF16: {
     uint32_t u;
     float f = roundToBFloat(t.f[e]);
@@ -86,14 +118,25 @@ void writeElement(const Arg &a, int64_t off, const Tile &t, int64_t e) {
     std::memcpy(p + off * 2, &h, 2);
     break;
   }
-  case DType::I32: { int32_t x = (int32_t)t.i[e]; std::memcpy(p + off * 4, &x, 4); break; }
-  case DType::I64: { int64_t x = t.i[e]; std::memcpy(p + off * 8, &x, 8); break; }
-  case DType::Bool: p[off] = t.i[e] != 0; break;
+  case DType::I32: {
+    int32_t x = (int32_t)t.i[e];
+    std::memcpy(p + off * 4, &x, 4);
+    break;
+  }
+  case DType::I64: {
+    int64_t x = t.i[e];
+    std::memcpy(p + off * 8, &x, 8);
+    break;
+  }
+  case DType::Bool:
+    p[off] = t.i[e] != 0;
+    break;
   }
 }
 
 /// Visits every element of a load or store: `fn(element, offset or -1 when outside)`.
-template <typename F> void forEachAccess(const Inst &inst, const Frame &f, llvm::ArrayRef<int64_t> tileShape, F fn) {
+template <typename F>
+void forEachAccess(const Inst &inst, const Frame &f, llvm::ArrayRef<int64_t> tileShape, F fn) {
   const Arg &a = f.args[inst.a];
   size_t r = a.shape.size(), k = tileShape.size();
   llvm::SmallVector<int64_t, 4> base(r), strides = stridesOf(a);
@@ -193,7 +236,7 @@ TileRef reduce(const Inst &inst, const Tile &src) {
         int64_t acc = kind == mlir::tile::ReduceKind::sum ? 0 : src.i[first];
         for (int64_t x = 0; x < ext; ++x) {
           int64_t v = src.i[first + x * inner];
-          acc = kind == mlir::tile::ReduceKind::sum ? (int64_t)((uint64_t)acc + (uint64_t)v)
+          acc = kind == mlir::tile::ReduceKind::sum   ? (int64_t)((uint64_t)acc + (uint64_t)v)
                 : kind == mlir::tile::ReduceKind::max ? std::max(acc, v)
                                                       : std::min(acc, v);
         }
@@ -294,10 +337,18 @@ bool control(const Inst &inst, Frame &f) {
 bool exec(const Body &body, Frame &f) {
   for (const Inst &inst : body.insts) {
     switch (inst.code) {
-    case Code::Const: f.set(inst, inst.cst); break;
-    case Code::ProgramId: f.set(inst, scalarInt(EK::I32, f.pid[inst.a])); break;
-    case Code::NumPrograms: f.set(inst, scalarInt(EK::I32, f.grid[inst.a])); break;
-    case Code::Dim: f.set(inst, scalarInt(EK::I32, f.args[inst.a].shape[inst.b])); break;
+    case Code::Const:
+      f.set(inst, inst.cst);
+      break;
+    case Code::ProgramId:
+      f.set(inst, scalarInt(EK::I32, f.pid[inst.a]));
+      break;
+    case Code::NumPrograms:
+      f.set(inst, scalarInt(EK::I32, f.grid[inst.a]));
+      break;
+    case Code::Dim:
+      f.set(inst, scalarInt(EK::I32, f.args[inst.a].shape[inst.b]));
+      break;
     case Code::Arange: {
       auto t = std::make_shared<Tile>(EK::I32, inst.shape);
       for (int64_t e = 0; e < t->size(); ++e)
@@ -305,7 +356,10 @@ bool exec(const Body &body, Frame &f) {
       f.set(inst, t);
       break;
     }
-    case Code::Splat: case Code::Broadcast: f.set(inst, broadcast(inst, f.in(inst, 0))); break;
+    case Code::Splat:
+    case Code::Broadcast:
+      f.set(inst, broadcast(inst, f.in(inst, 0)));
+      break;
     case Code::ExpandDims: {
       auto t = std::make_shared<Tile>(f.in(inst, 0));
       t->shape.assign(inst.shape.begin(), inst.shape.end());
@@ -326,11 +380,21 @@ bool exec(const Body &body, Frame &f) {
       f.set(inst, t);
       break;
     }
-    case Code::Convert: f.set(inst, evalConvert(inst, f.in(inst, 0))); break;
-    case Code::Load: f.set(inst, load(inst, f)); break;
-    case Code::Store: store(inst, f); break;
-    case Code::Dot: f.set(inst, dot(inst, f.in(inst, 0), f.in(inst, 1), f.in(inst, 2))); break;
-    case Code::Reduce: f.set(inst, reduce(inst, f.in(inst, 0))); break;
+    case Code::Convert:
+      f.set(inst, evalConvert(inst, f.in(inst, 0)));
+      break;
+    case Code::Load:
+      f.set(inst, load(inst, f));
+      break;
+    case Code::Store:
+      store(inst, f);
+      break;
+    case Code::Dot:
+      f.set(inst, dot(inst, f.in(inst, 0), f.in(inst, 1), f.in(inst, 2)));
+      break;
+    case Code::Reduce:
+      f.set(inst, reduce(inst, f.in(inst, 0)));
+      break;
     case Code::Print: {
       llvm::raw_string_ostream os(f.printed);
       os << "program (" << f.pid[0] << ", " << f.pid[1] << ", " << f.pid[2] << "): " << inst.text;
@@ -338,7 +402,9 @@ bool exec(const Body &body, Frame &f) {
       os << "\n";
       break;
     }
-    case Code::For: case Code::If: case Code::While:
+    case Code::For:
+    case Code::If:
+    case Code::While:
       if (!control(inst, f))
         return false;
       break;
@@ -359,7 +425,8 @@ bool exec(const Body &body, Frame &f) {
 
 } // namespace
 
-mlir::LogicalResult tessera::interp::run(mlir::tile::KernelOp kernel, llvm::ArrayRef<Arg> args, const Options &opts) {
+mlir::LogicalResult tessera::interp::run(mlir::tile::KernelOp kernel, llvm::ArrayRef<Arg> args,
+                                         const Options &opts) {
   mlir::FailureOr<Kernel> k = translate(kernel, args);
   if (mlir::failed(k))
     return mlir::failure();
@@ -368,7 +435,8 @@ mlir::LogicalResult tessera::interp::run(mlir::tile::KernelOp kernel, llvm::Arra
       return kernel.emitError("the grid clause gives a negative extent (") << g << ")";
   int64_t total = opts.grid[0] * opts.grid[1] * opts.grid[2];
   llvm::raw_ostream &out = opts.out ? *opts.out : llvm::outs();
-  unsigned threads = opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads =
+      opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
   if (k->prints)
     threads = 1;
   threads = (unsigned)std::min<int64_t>(threads, std::max<int64_t>(total, 1));
@@ -395,7 +463,8 @@ mlir::LogicalResult tessera::interp::run(mlir::tile::KernelOp kernel, llvm::Arra
       int64_t p = nextProgram.fetch_add(1);
       if (p >= total)
         break;
-      f.pid = {p % opts.grid[0], (p / opts.grid[0]) % opts.grid[1], p / (opts.grid[0] * opts.grid[1])};
+      f.pid = {p % opts.grid[0], (p / opts.grid[0]) % opts.grid[1],
+               p / (opts.grid[0] * opts.grid[1])};
       bool ok = exec(k->body, f);
       if (!f.printed.empty()) {
         out << f.printed;
@@ -406,8 +475,8 @@ mlir::LogicalResult tessera::interp::run(mlir::tile::KernelOp kernel, llvm::Arra
         if (p < firstAt) {
           firstAt = p;
           first = f.fault;
-          first.msg += " (in program (" + std::to_string(f.pid[0]) + ", " + std::to_string(f.pid[1]) + ", " +
-                       std::to_string(f.pid[2]) + "))";
+          first.msg += " (in program (" + std::to_string(f.pid[0]) + ", " +
+                       std::to_string(f.pid[1]) + ", " + std::to_string(f.pid[2]) + "))";
         }
         stop = true;
         break;

@@ -50,18 +50,82 @@ float roundF(EK k, float v);
 int64_t wrapI(EK k, int64_t v);
 
 enum class Code : uint16_t {
-  Const, ProgramId, NumPrograms, Dim, Arange, Splat, Broadcast, ExpandDims, Transpose, Convert,
-  Load, Store, Dot, Reduce, Print, For, If, While,
+  Const,
+  ProgramId,
+  NumPrograms,
+  Dim,
+  Arange,
+  Splat,
+  Broadcast,
+  ExpandDims,
+  Transpose,
+  Convert,
+  Load,
+  Store,
+  Dot,
+  Reduce,
+  Print,
+  For,
+  If,
+  While,
   // binary, same-shape operands
-  AddF, SubF, MulF, DivF, RemF, MaximumF, MinimumF, MaxNumF, MinNumF, PowF, Atan2,
-  AddI, SubI, MulI, DivSI, DivUI, RemSI, RemUI, CeilDivSI, FloorDivSI, MaxSI, MinSI, MaxUI, MinUI,
-  AndI, OrI, XOrI, ShLI, ShRSI, ShRUI,
-  CmpF, CmpI,
+  AddF,
+  SubF,
+  MulF,
+  DivF,
+  RemF,
+  MaximumF,
+  MinimumF,
+  MaxNumF,
+  MinNumF,
+  PowF,
+  Atan2,
+  AddI,
+  SubI,
+  MulI,
+  DivSI,
+  DivUI,
+  RemSI,
+  RemUI,
+  CeilDivSI,
+  FloorDivSI,
+  MaxSI,
+  MinSI,
+  MaxUI,
+  MinUI,
+  AndI,
+  OrI,
+  XOrI,
+  ShLI,
+  ShRSI,
+  ShRUI,
+  CmpF,
+  CmpI,
   // unary
-  NegF, Exp, Exp2, Log, Log2, Log1p, Expm1, Sqrt, Rsqrt, AbsF, Tanh, Sin, Cos, Erf, Floor, Ceil,
-  Round, RoundEven, Trunc, AbsI, Ctlz,
+  NegF,
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Log1p,
+  Expm1,
+  Sqrt,
+  Rsqrt,
+  AbsF,
+  Tanh,
+  Sin,
+  Cos,
+  Erf,
+  Floor,
+  Ceil,
+  Round,
+  RoundEven,
+  Trunc,
+  AbsI,
+  Ctlz,
   // ternary
-  Select, Fma,
+  Select,
+  Fma,
 };
 
 struct Body;
@@ -71,12 +135,12 @@ struct Inst {
   mlir::Operation *op = nullptr; // for diagnostics only
   llvm::SmallVector<int, 4> in;
   llvm::SmallVector<int, 2> out;
-  EK ek = EK::F32;                         // result element kind
-  llvm::SmallVector<int64_t, 4> shape;     // result shape
-  int64_t a = 0, b = 0;                    // axis, predicate, argument index, flags
-  TileRef cst;                             // Const
-  std::string text;                        // Print prefix
-  std::vector<Body> bodies;                // For: body; If: then, else; While: before, after
+  EK ek = EK::F32;                     // result element kind
+  llvm::SmallVector<int64_t, 4> shape; // result shape
+  int64_t a = 0, b = 0;                // axis, predicate, argument index, flags
+  TileRef cst;                         // Const
+  std::string text;                    // Print prefix
+  std::vector<Body> bodies;            // For: body; If: then, else; While: before, after
 };
 
 struct Body {

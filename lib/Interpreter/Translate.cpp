@@ -46,25 +46,61 @@ std::optional<EK> kindOf(Type t) {
 
 const llvm::StringMap<Code> &opCodes() {
   static const llvm::StringMap<Code> m = {
-      {"arith.addf", Code::AddF},         {"arith.subf", Code::SubF},         {"arith.mulf", Code::MulF},
-      {"arith.divf", Code::DivF},         {"arith.remf", Code::RemF},         {"arith.maximumf", Code::MaximumF},
-      {"arith.minimumf", Code::MinimumF}, {"arith.maxnumf", Code::MaxNumF},   {"arith.minnumf", Code::MinNumF},
-      {"math.powf", Code::PowF},          {"math.atan2", Code::Atan2},        {"arith.addi", Code::AddI},
-      {"arith.subi", Code::SubI},         {"arith.muli", Code::MulI},         {"arith.divsi", Code::DivSI},
-      {"arith.divui", Code::DivUI},       {"arith.remsi", Code::RemSI},       {"arith.remui", Code::RemUI},
-      {"arith.ceildivsi", Code::CeilDivSI}, {"arith.floordivsi", Code::FloorDivSI},
-      {"arith.maxsi", Code::MaxSI},       {"arith.minsi", Code::MinSI},       {"arith.maxui", Code::MaxUI},
-      {"arith.minui", Code::MinUI},       {"arith.andi", Code::AndI},         {"arith.ori", Code::OrI},
-      {"arith.xori", Code::XOrI},         {"arith.shli", Code::ShLI},         {"arith.shrsi", Code::ShRSI},
-      {"arith.shrui", Code::ShRUI},       {"arith.cmpf", Code::CmpF},         {"arith.cmpi", Code::CmpI},
-      {"arith.negf", Code::NegF},         {"math.exp", Code::Exp},            {"math.exp2", Code::Exp2},
-      {"math.log", Code::Log},            {"math.log2", Code::Log2},          {"math.log1p", Code::Log1p},
-      {"math.expm1", Code::Expm1},        {"math.sqrt", Code::Sqrt},          {"math.rsqrt", Code::Rsqrt},
-      {"math.absf", Code::AbsF},          {"math.tanh", Code::Tanh},          {"math.sin", Code::Sin},
-      {"math.cos", Code::Cos},            {"math.erf", Code::Erf},            {"math.floor", Code::Floor},
-      {"math.ceil", Code::Ceil},          {"math.round", Code::Round},        {"math.roundeven", Code::RoundEven},
-      {"math.trunc", Code::Trunc},        {"math.absi", Code::AbsI},          {"math.ctlz", Code::Ctlz},
-      {"arith.select", Code::Select},     {"math.fma", Code::Fma},
+      {"arith.addf", Code::AddF},
+      {"arith.subf", Code::SubF},
+      {"arith.mulf", Code::MulF},
+      {"arith.divf", Code::DivF},
+      {"arith.remf", Code::RemF},
+      {"arith.maximumf", Code::MaximumF},
+      {"arith.minimumf", Code::MinimumF},
+      {"arith.maxnumf", Code::MaxNumF},
+      {"arith.minnumf", Code::MinNumF},
+      {"math.powf", Code::PowF},
+      {"math.atan2", Code::Atan2},
+      {"arith.addi", Code::AddI},
+      {"arith.subi", Code::SubI},
+      {"arith.muli", Code::MulI},
+      {"arith.divsi", Code::DivSI},
+      {"arith.divui", Code::DivUI},
+      {"arith.remsi", Code::RemSI},
+      {"arith.remui", Code::RemUI},
+      {"arith.ceildivsi", Code::CeilDivSI},
+      {"arith.floordivsi", Code::FloorDivSI},
+      {"arith.maxsi", Code::MaxSI},
+      {"arith.minsi", Code::MinSI},
+      {"arith.maxui", Code::MaxUI},
+      {"arith.minui", Code::MinUI},
+      {"arith.andi", Code::AndI},
+      {"arith.ori", Code::OrI},
+      {"arith.xori", Code::XOrI},
+      {"arith.shli", Code::ShLI},
+      {"arith.shrsi", Code::ShRSI},
+      {"arith.shrui", Code::ShRUI},
+      {"arith.cmpf", Code::CmpF},
+      {"arith.cmpi", Code::CmpI},
+      {"arith.negf", Code::NegF},
+      {"math.exp", Code::Exp},
+      {"math.exp2", Code::Exp2},
+      {"math.log", Code::Log},
+      {"math.log2", Code::Log2},
+      {"math.log1p", Code::Log1p},
+      {"math.expm1", Code::Expm1},
+      {"math.sqrt", Code::Sqrt},
+      {"math.rsqrt", Code::Rsqrt},
+      {"math.absf", Code::AbsF},
+      {"math.tanh", Code::Tanh},
+      {"math.sin", Code::Sin},
+      {"math.cos", Code::Cos},
+      {"math.erf", Code::Erf},
+      {"math.floor", Code::Floor},
+      {"math.ceil", Code::Ceil},
+      {"math.round", Code::Round},
+      {"math.roundeven", Code::RoundEven},
+      {"math.trunc", Code::Trunc},
+      {"math.absi", Code::AbsI},
+      {"math.ctlz", Code::Ctlz},
+      {"arith.select", Code::Select},
+      {"math.fma", Code::Fma},
   };
   return m;
 }
@@ -72,8 +108,9 @@ const llvm::StringMap<Code> &opCodes() {
 /// Casts: 0 signed or none, 1 unsigned, 2 bitwise truncation.
 const llvm::StringMap<int> &castOps() {
   static const llvm::StringMap<int> m = {
-      {"arith.extsi", 0},  {"arith.extui", 1},  {"arith.trunci", 2}, {"arith.sitofp", 0}, {"arith.uitofp", 1},
-      {"arith.fptosi", 0}, {"arith.fptoui", 1}, {"arith.extf", 0},   {"arith.truncf", 0}, {"arith.index_cast", 0},
+      {"arith.extsi", 0},  {"arith.extui", 1},      {"arith.trunci", 2}, {"arith.sitofp", 0},
+      {"arith.uitofp", 1}, {"arith.fptosi", 0},     {"arith.fptoui", 1}, {"arith.extf", 0},
+      {"arith.truncf", 0}, {"arith.index_cast", 0},
   };
   return m;
 }
@@ -156,7 +193,8 @@ private:
         return op.emitError("the interpreter does not support values of type ") << r.getType();
     }
     if (op.getNumResults() > 1 && !isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op))
-      return op.emitError("the interpreter does not support '") << op.getName() << "' (several results)";
+      return op.emitError("the interpreter does not support '")
+             << op.getName() << "' (several results)";
     llvm::StringRef name = op.getName().getStringRef();
     if (auto c = dyn_cast<arith::ConstantOp>(op))
       return constant(c, inst);
@@ -176,8 +214,16 @@ private:
       return success();
     }
     return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-        .Case([&](tile::ProgramIdOp p) { inst.code = Code::ProgramId; inst.a = p.getAxis(); return success(); })
-        .Case([&](tile::NumProgramsOp p) { inst.code = Code::NumPrograms; inst.a = p.getAxis(); return success(); })
+        .Case([&](tile::ProgramIdOp p) {
+          inst.code = Code::ProgramId;
+          inst.a = p.getAxis();
+          return success();
+        })
+        .Case([&](tile::NumProgramsOp p) {
+          inst.code = Code::NumPrograms;
+          inst.a = p.getAxis();
+          return success();
+        })
         .Case([&](tile::DimOp d) -> LogicalResult {
           inst.code = Code::Dim;
           auto a = tensorArg(&op, d.getTensor());
@@ -187,13 +233,35 @@ private:
           inst.b = d.getAxis();
           return success();
         })
-        .Case([&](tile::ArangeOp) { inst.code = Code::Arange; return success(); })
-        .Case([&](tile::SplatOp) { inst.code = Code::Splat; return success(); })
-        .Case([&](tile::BroadcastOp) { inst.code = Code::Broadcast; return success(); })
-        .Case([&](tile::ExpandDimsOp e) { inst.code = Code::ExpandDims; inst.a = e.getAxis(); return success(); })
-        .Case([&](tile::TransposeOp) { inst.code = Code::Transpose; return success(); })
-        .Case([&](tile::ConvertOp) { inst.code = Code::Convert; return success(); })
-        .Case([&](tile::ConvertLayoutOp) { inst.code = Code::Broadcast; return success(); }) // same shape: a copy
+        .Case([&](tile::ArangeOp) {
+          inst.code = Code::Arange;
+          return success();
+        })
+        .Case([&](tile::SplatOp) {
+          inst.code = Code::Splat;
+          return success();
+        })
+        .Case([&](tile::BroadcastOp) {
+          inst.code = Code::Broadcast;
+          return success();
+        })
+        .Case([&](tile::ExpandDimsOp e) {
+          inst.code = Code::ExpandDims;
+          inst.a = e.getAxis();
+          return success();
+        })
+        .Case([&](tile::TransposeOp) {
+          inst.code = Code::Transpose;
+          return success();
+        })
+        .Case([&](tile::ConvertOp) {
+          inst.code = Code::Convert;
+          return success();
+        })
+        .Case([&](tile::ConvertLayoutOp) {
+          inst.code = Code::Broadcast;
+          return success();
+        }) // same shape: a copy
         .Case([&](tile::LoadOp l) -> LogicalResult {
           inst.code = Code::Load;
           auto a = tensorArg(&op, l.getTensor());
@@ -214,8 +282,16 @@ private:
           inst.ek = *kindOf(s.getValue().getType());
           return success();
         })
-        .Case([&](tile::DotOp) { inst.code = Code::Dot; return success(); })
-        .Case([&](tile::ReduceOp r) { inst.code = Code::Reduce; inst.a = r.getAxis(); inst.b = (int64_t)r.getKind(); return success(); })
+        .Case([&](tile::DotOp) {
+          inst.code = Code::Dot;
+          return success();
+        })
+        .Case([&](tile::ReduceOp r) {
+          inst.code = Code::Reduce;
+          inst.a = r.getAxis();
+          inst.b = (int64_t)r.getKind();
+          return success();
+        })
         .Case([&](tile::PrintOp p) {
           inst.code = Code::Print;
           inst.text = p.getPrefix().str();
@@ -251,7 +327,8 @@ private:
       if (auto f = dyn_cast<FloatAttr>(e))
         t->f[idx] = roundF(inst.ek, (float)f.getValueAsDouble());
       else if (auto i = dyn_cast<IntegerAttr>(e))
-        t->i[idx] = inst.ek == EK::I1 ? (int64_t)(i.getValue().getZExtValue() & 1) : wrapI(inst.ek, i.getValue().getSExtValue());
+        t->i[idx] = inst.ek == EK::I1 ? (int64_t)(i.getValue().getZExtValue() & 1)
+                                      : wrapI(inst.ek, i.getValue().getSExtValue());
       else if (auto b = dyn_cast<BoolAttr>(e))
         t->i[idx] = b.getValue();
     };
@@ -286,14 +363,17 @@ private:
 FailureOr<Kernel> tessera::interp::translate(tile::KernelOp kernel, llvm::ArrayRef<Arg> args) {
   auto types = kernel.getArgumentTypes();
   if (args.size() != types.size())
-    return kernel.emitError("the kernel takes ") << types.size() << " arguments, the interpreter got " << args.size();
+    return kernel.emitError("the kernel takes ")
+           << types.size() << " arguments, the interpreter got " << args.size();
   for (auto [i, t] : llvm::enumerate(types)) {
     bool tensor = isa<tile::GlobalTensorType>(t);
     if (tensor != args[i].isTensor)
-      return kernel.emitError("argument ") << i << (tensor ? " must be a tensor" : " must be a scalar");
+      return kernel.emitError("argument ")
+             << i << (tensor ? " must be a tensor" : " must be a scalar");
     if (tensor) {
       auto g = cast<tile::GlobalTensorType>(t);
-      if ((size_t)g.getShape().size() != args[i].shape.size() || fromMLIRType(g.getElementType()) != args[i].dtype)
+      if ((size_t)g.getShape().size() != args[i].shape.size() ||
+          fromMLIRType(g.getElementType()) != args[i].dtype)
         return kernel.emitError("argument ") << i << " has the wrong element type or rank";
     }
   }

@@ -30,7 +30,8 @@ mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module);
 /// The whole back end for an LLVM-dialect module from lowerToLLVMDialect.
 llvm::Expected<std::string> toLLVMIR(mlir::ModuleOp module, llvm::StringRef arch);
 /// `optLevel` is LLVM's (0-3); ptxas optimizes the PTX again either way.
-llvm::Expected<std::string> toPTX(mlir::ModuleOp module, llvm::StringRef arch, unsigned optLevel = 1);
+llvm::Expected<std::string> toPTX(mlir::ModuleOp module, llvm::StringRef arch,
+                                  unsigned optLevel = 1);
 
 } // namespace tessera::pipeline
 

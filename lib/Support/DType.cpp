@@ -7,23 +7,35 @@
 using namespace tessera;
 
 std::optional<DType> tessera::parseDType(llvm::StringRef n) {
-  if (n == "f32") return DType::F32;
-  if (n == "f16") return DType::F16;
-  if (n == "bf16") return DType::BF16;
-  if (n == "i32") return DType::I32;
-  if (n == "i64") return DType::I64;
-  if (n == "bool") return DType::Bool;
+  if (n == "f32")
+    return DType::F32;
+  if (n == "f16")
+    return DType::F16;
+  if (n == "bf16")
+    return DType::BF16;
+  if (n == "i32")
+    return DType::I32;
+  if (n == "i64")
+    return DType::I64;
+  if (n == "bool")
+    return DType::Bool;
   return std::nullopt;
 }
 
 llvm::StringRef tessera::dtypeName(DType t) {
   switch (t) {
-  case DType::F32: return "f32";
-  case DType::F16: return "f16";
-  case DType::BF16: return "bf16";
-  case DType::I32: return "i32";
-  case DType::I64: return "i64";
-  case DType::Bool: return "bool";
+  case DType::F32:
+    return "f32";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::Bool:
+    return "bool";
   }
   return "?";
 }
@@ -33,10 +45,16 @@ bool tessera::isInt(DType t) { return t == DType::I32 || t == DType::I64; }
 
 unsigned tessera::dtypeBytes(DType t) {
   switch (t) {
-  case DType::F32: case DType::I32: return 4;
-  case DType::F16: case DType::BF16: return 2;
-  case DType::I64: return 8;
-  case DType::Bool: return 1;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::I64:
+    return 8;
+  case DType::Bool:
+    return 1;
   }
   return 0;
 }
@@ -44,22 +62,34 @@ unsigned tessera::dtypeBytes(DType t) {
 mlir::Type tessera::toMLIRType(DType t, mlir::MLIRContext *ctx) {
   mlir::Builder b(ctx);
   switch (t) {
-  case DType::F32: return b.getF32Type();
-  case DType::F16: return b.getF16Type();
-  case DType::BF16: return b.getBF16Type();
-  case DType::I32: return b.getI32Type();
-  case DType::I64: return b.getI64Type();
-  case DType::Bool: return b.getI1Type();
+  case DType::F32:
+    return b.getF32Type();
+  case DType::F16:
+    return b.getF16Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  case DType::I32:
+    return b.getI32Type();
+  case DType::I64:
+    return b.getI64Type();
+  case DType::Bool:
+    return b.getI1Type();
   }
   return {};
 }
 
 std::optional<DType> tessera::fromMLIRType(mlir::Type t) {
-  if (t.isF32()) return DType::F32;
-  if (t.isF16()) return DType::F16;
-  if (t.isBF16()) return DType::BF16;
-  if (t.isInteger(32)) return DType::I32;
-  if (t.isInteger(64)) return DType::I64;
-  if (t.isInteger(1)) return DType::Bool;
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isInteger(32))
+    return DType::I32;
+  if (t.isInteger(64))
+    return DType::I64;
+  if (t.isInteger(1))
+    return DType::Bool;
   return std::nullopt;
 }

@@ -62,8 +62,8 @@ void DiagnosticEngine::renderOne(llvm::raw_ostream &os, const Diag &d) const {
     os << file_.name() << ": " << kind << ": " << d.message << "\n";
     return;
   }
-  os << file_.name() << ":" << d.loc.line << ":" << d.loc.col << ": " << kind << ": "
-     << d.message << "\n";
+  os << file_.name() << ":" << d.loc.line << ":" << d.loc.col << ": " << kind << ": " << d.message
+     << "\n";
   llvm::StringRef line = file_.lineText(d.loc.line);
   os << line << "\n";
   // Keep tabs so that the caret lines up with the text above it.
@@ -85,8 +85,7 @@ void DiagnosticEngine::render(llvm::raw_ostream &os) const {
   for (const Diag *d : sorted)
     renderOne(os, *d);
   if (truncated_)
-    os << file_.name() << ": error: too many errors (limit " << errorLimit_
-       << "); stopping\n";
+    os << file_.name() << ": error: too many errors (limit " << errorLimit_ << "); stopping\n";
 }
 
 DiagnosticEngine::MLIRHandler::MLIRHandler(DiagnosticEngine &engine, mlir::MLIRContext &ctx,

@@ -77,7 +77,11 @@ public:
   bool truncated() const { return truncated_; }
   void markTruncated() { truncated_ = true; }
   /// Drops everything collected (used when a stage is retried).
-  void clear() { diags_.clear(); numErrors_ = 0; truncated_ = false; }
+  void clear() {
+    diags_.clear();
+    numErrors_ = 0;
+    truncated_ = false;
+  }
 
   /// Routes MLIR diagnostics emitted on `ctx` into this engine while alive.
   class MLIRHandler {

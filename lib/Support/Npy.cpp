@@ -18,7 +18,8 @@ int64_t NpyArray::numElements() const {
 namespace {
 
 llvm::Error bad(llvm::StringRef name, const llvm::Twine &why) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), (name + ": not a .npy array Tessera can read: " + why).str());
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 (name + ": not a .npy array Tessera can read: " + why).str());
 }
 
 /// The value of `key` in the header's Python dict literal, unparsed.
@@ -30,7 +31,7 @@ std::optional<llvm::StringRef> dictValue(llvm::StringRef header, llvm::StringRef
   if (!rest.consume_front(":"))
     return std::nullopt;
   rest = rest.ltrim();
-  size_t end = rest.front() == '(' ? rest.find(')') + 1
+  size_t end = rest.front() == '('    ? rest.find(')') + 1
                : rest.front() == '\'' ? rest.find('\'', 1) + 1
                                       : rest.find_first_of(",}");
   return rest.take_front(end).trim();
@@ -54,12 +55,18 @@ std::optional<DType> dtypeOf(llvm::StringRef descr) {
 
 const char *descrOf(DType t) {
   switch (t) {
-  case DType::F32: return "<f4";
-  case DType::F16: return "<f2";
-  case DType::BF16: return "|V2";
-  case DType::I32: return "<i4";
-  case DType::I64: return "<i8";
-  case DType::Bool: return "|b1";
+  case DType::F32:
+    return "<f4";
+  case DType::F16:
+    return "<f2";
+  case DType::BF16:
+    return "|V2";
+  case DType::I32:
+    return "<i4";
+  case DType::I64:
+    return "<i8";
+  case DType::Bool:
+    return "|b1";
   }
   return "";
 }
@@ -117,8 +124,8 @@ llvm::Expected<NpyArray> tessera::parseNpy(llvm::StringRef bytes, llvm::StringRe
   uint64_t need = n * dtypeBytes(a.dtype);
   llvm::StringRef payload = bytes.drop_front(start + headerLen);
   if (payload.size() < need)
-    return bad(name, "the data is truncated (" + llvm::Twine(payload.size()) + " of " + llvm::Twine(need) +
-                         " bytes)");
+    return bad(name, "the data is truncated (" + llvm::Twine(payload.size()) + " of " +
+                         llvm::Twine(need) + " bytes)");
   a.data.assign(payload.begin(), payload.begin() + need);
   return std::move(a);
 }
@@ -126,7 +133,8 @@ llvm::Expected<NpyArray> tessera::parseNpy(llvm::StringRef bytes, llvm::StringRe
 llvm::Expected<NpyArray> tessera::readNpy(llvm::StringRef path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buf)
-    return llvm::createStringError(buf.getError(), "cannot read " + path + ": " + buf.getError().message());
+    return llvm::createStringError(buf.getError(),
+                                   "cannot read " + path + ": " + buf.getError().message());
   return parseNpy((*buf)->getBuffer(), path);
 }
 
@@ -137,8 +145,8 @@ std::string tessera::serializeNpy(const NpyArray &a) {
   if (a.shape.size() > 1)
     shape.pop_back();
   shape += ")";
-  std::string header = std::string("{'descr': '") + descrOf(a.dtype) + "', 'fortran_order': False, 'shape': " +
-                       shape + ", }";
+  std::string header = std::string("{'descr': '") + descrOf(a.dtype) +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad so that the data starts at a multiple of 64, the header ending in '\n'.
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
@@ -162,6 +170,7 @@ llvm::Error tessera::writeNpy(llvm::StringRef path, const NpyArray &a) {
   os << bytes;
   os.close();
   if (os.has_error())
-    return llvm::createStringError(os.error(), "cannot write " + path + ": " + os.error().message());
+    return llvm::createStringError(os.error(),
+                                   "cannot write " + path + ": " + os.error().message());
   return llvm::Error::success();
 }

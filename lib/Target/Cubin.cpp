@@ -98,8 +98,7 @@ Expected<std::vector<char>> compileCubin(StringRef ptx, StringRef arch, std::str
 
   std::string archFlag = ("-arch=" + arch).str();
   SmallVector<StringRef, 8> args = {*ptxas, archFlag, "-v", "-o", *out, *in};
-  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(*logPath),
-                                          StringRef(*logPath)};
+  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(*logPath), StringRef(*logPath)};
   std::string execError;
   bool execFailed = false;
   // No timeout: LLVM implements one with alarm(), which is process-wide and would
@@ -117,8 +116,7 @@ Expected<std::vector<char>> compileCubin(StringRef ptx, StringRef arch, std::str
   if (execFailed)
     return makeError("cannot run `" + command + "`: " + execError);
   if (rc != 0) {
-    std::string why = rc < 0 ? (execError.empty() ? std::string("crashed")
-                                                  : execError)
+    std::string why = rc < 0 ? (execError.empty() ? std::string("crashed") : execError)
                              : "exit status " + std::to_string(rc);
     return makeError("`" + command + "` failed (" + why + ")" +
                      (output.empty() ? Twine() : Twine(":\n") + StringRef(output).rtrim()));

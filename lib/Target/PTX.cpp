@@ -123,10 +123,9 @@ Error checkArchAndFeatures(const llvm::Target &target, StringRef arch, StringRef
       ptx = v;
   }
   if (ptx != 0 && ptx < minPTX)
-    return makeError("PTX ISA " + Twine(ptx / 10) + "." + Twine(ptx % 10) +
-                     " does not support " + arch + "; it needs at least PTX " +
-                     Twine(minPTX / 10) + "." + Twine(minPTX % 10) + " (+ptx" + Twine(minPTX) +
-                     ")");
+    return makeError("PTX ISA " + Twine(ptx / 10) + "." + Twine(ptx % 10) + " does not support " +
+                     arch + "; it needs at least PTX " + Twine(minPTX / 10) + "." +
+                     Twine(minPTX % 10) + " (+ptx" + Twine(minPTX) + ")");
   return Error::success();
 }
 
@@ -145,9 +144,9 @@ Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef arch,
                           : options.optLevel == 2 ? CodeGenOptLevel::Default
                                                   : CodeGenOptLevel::Aggressive;
   TargetOptions targetOptions;
-  std::unique_ptr<TargetMachine> tm(target->createTargetMachine(
-      Triple(kNVPTXTriple), arch, options.features, targetOptions, std::nullopt, std::nullopt,
-      level));
+  std::unique_ptr<TargetMachine> tm(target->createTargetMachine(Triple(kNVPTXTriple), arch,
+                                                                options.features, targetOptions,
+                                                                std::nullopt, std::nullopt, level));
   if (!tm)
     return makeError("cannot create an NVPTX target machine for " + arch);
   return std::move(tm);
@@ -172,8 +171,7 @@ struct DiagnosticCollector {
     }
     DiagnosticCollector &c;
   };
-  explicit DiagnosticCollector(LLVMContext &ctx)
-      : ctx(ctx), previous(ctx.getDiagnosticHandler()) {
+  explicit DiagnosticCollector(LLVMContext &ctx) : ctx(ctx), previous(ctx.getDiagnosticHandler()) {
     ctx.setDiagnosticHandler(std::make_unique<Handler>(*this));
   }
   ~DiagnosticCollector() { ctx.setDiagnosticHandler(std::move(previous)); }
@@ -254,16 +252,16 @@ Expected<std::string> findLibdevice() {
     tried += (tried.empty() ? "" : ", ") + std::string(path);
   }
   return makeError("the module calls libdevice (__nv_*) functions but libdevice was not found "
-                   "(tried " + tried + "; set CUDA_HOME)");
+                   "(tried " +
+                   tried + "; set CUDA_HOME)");
 }
 
 /// Links libdevice into `m` when it declares `__nv_*` functions; only what is
 /// used is linked, and it is internalized so that the optimizer can inline it
 /// and drop the rest.
 Error linkLibdeviceIfNeeded(Module &m, DiagnosticCollector &diags) {
-  bool needed = llvm::any_of(m, [](const Function &f) {
-    return f.isDeclaration() && f.getName().starts_with("__nv_");
-  });
+  bool needed = llvm::any_of(
+      m, [](const Function &f) { return f.isDeclaration() && f.getName().starts_with("__nv_"); });
   if (!needed)
     return Error::success();
   Expected<std::string> path = findLibdevice();
@@ -279,13 +277,12 @@ Error linkLibdeviceIfNeeded(Module &m, DiagnosticCollector &diags) {
   }
   lib->setTargetTriple(m.getTargetTriple());
   lib->setDataLayout(m.getDataLayout());
-  bool failed = Linker::linkModules(
-      m, std::move(lib), Linker::Flags::LinkOnlyNeeded,
-      [](Module &dst, const StringSet<> &linked) {
-        internalizeModule(dst, [&](const GlobalValue &gv) {
-          return !gv.hasName() || !linked.contains(gv.getName());
-        });
-      });
+  bool failed = Linker::linkModules(m, std::move(lib), Linker::Flags::LinkOnlyNeeded,
+                                    [](Module &dst, const StringSet<> &linked) {
+                                      internalizeModule(dst, [&](const GlobalValue &gv) {
+                                        return !gv.hasName() || !linked.contains(gv.getName());
+                                      });
+                                    });
   if (Error e = diags.take("linking libdevice failed"))
     return e;
   if (failed)
@@ -297,8 +294,7 @@ Error linkLibdeviceIfNeeded(Module &m, DiagnosticCollector &diags) {
 }
 
 Expected<std::unique_ptr<Module>> translate(mlir::ModuleOp module, const TargetMachine &tm,
-                                            LLVMContext &llvmContext,
-                                            DiagnosticCollector &diags) {
+                                            LLVMContext &llvmContext, DiagnosticCollector &diags) {
   if (!module)
     return makeError("no module to translate");
   mlir::MLIRContext &ctx = *module->getContext();
@@ -355,8 +351,8 @@ Error optimize(Module &m, TargetMachine &tm, unsigned optLevel) {
                             : optLevel == 1 ? OptimizationLevel::O1
                             : optLevel == 2 ? OptimizationLevel::O2
                                             : OptimizationLevel::O3;
-  ModulePassManager mpm = optLevel == 0 ? pb.buildO0DefaultPipeline(level)
-                                        : pb.buildPerModuleDefaultPipeline(level);
+  ModulePassManager mpm =
+      optLevel == 0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(m, mam);
   return Error::success();
 }

@@ -68,9 +68,10 @@ bool isValidArch(llvm::StringRef arch);
 /// Translates `module` to an LLVM module in `llvmContext`, with the NVPTX triple
 /// and data layout for `arch`. libdevice (`$CUDA_HOME/nvvm/libdevice`) is linked
 /// in when the module calls `__nv_*` functions. Not optimized.
-llvm::Expected<std::unique_ptr<llvm::Module>>
-translateToLLVMModule(mlir::ModuleOp module, llvm::StringRef arch,
-                      llvm::LLVMContext &llvmContext, const PTXOptions &options = {});
+llvm::Expected<std::unique_ptr<llvm::Module>> translateToLLVMModule(mlir::ModuleOp module,
+                                                                    llvm::StringRef arch,
+                                                                    llvm::LLVMContext &llvmContext,
+                                                                    const PTXOptions &options = {});
 
 /// As translateToLLVMModule, returned as LLVM IR text.
 llvm::Expected<std::string> translateToLLVMIR(mlir::ModuleOp module, llvm::StringRef arch,
@@ -103,7 +104,7 @@ llvm::Expected<std::vector<char>> compileCubin(llvm::StringRef ptx, llvm::String
 struct PtxasReport {
   int registers = -1;
   int spillStores = 0, spillLoads = 0; // bytes
-  bool ok = false;                      // a "Used N registers" line was found
+  bool ok = false;                     // a "Used N registers" line was found
 };
 
 /// Parses `ptxas info    : Used 32 registers, ...` and

@@ -90,9 +90,8 @@ private:
     if (!isa<ExpandDimsOp, BroadcastOp, ConvertLayoutOp, ConvertOp>(def) &&
         !def->hasTrait<OpTrait::Elementwise>())
       return false;
-    return llvm::all_of(def->getOperands(), [&](Value o) {
-      return !tensorOf(o) || canRecompute(o, depth + 1);
-    });
+    return llvm::all_of(def->getOperands(),
+                        [&](Value o) { return !tensorOf(o) || canRecompute(o, depth + 1); });
   }
 
   /// A copy of the computation of `v` (canRecompute holds) in `layout`.
@@ -225,8 +224,8 @@ LogicalResult Assigner::visit(Operation *op) {
     // Tensor cores: 16x8x16 fragments, every warp owning at least one.
     bool mma = (elt.isF16() || elt.isBF16()) && t.getElementType().isF32() && m % 16 == 0 &&
                n % 8 == 0 && k % 16 == 0 && m * n >= 16 * 8 * (int64_t)numWarps_;
-    Attribute l = mma ? (Attribute)getMmaLayout(ctx_, t.getShape(), numWarps_)
-                      : (Attribute)defaultFor(t);
+    Attribute l =
+        mma ? (Attribute)getMmaLayout(ctx_, t.getShape(), numWarps_) : (Attribute)defaultFor(t);
     require(op, 0, DotOperandLayoutAttr::get(ctx_, 0, l));
     require(op, 1, DotOperandLayoutAttr::get(ctx_, 1, l));
     require(op, 2, l);
@@ -242,8 +241,7 @@ LogicalResult Assigner::visit(Operation *op) {
     if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr>(src))
       require(op, 0, defaultFor(tensorOf(red.getSrc())));
     if (tensorOf(red.getResult()))
-      setLayout(red.getResult(),
-                SliceLayoutAttr::get(ctx_, red.getAxis(), layoutOf(red.getSrc())));
+      setLayout(red.getResult(), SliceLayoutAttr::get(ctx_, red.getAxis(), layoutOf(red.getSrc())));
     return success();
   }
   if (auto expand = dyn_cast<ExpandDimsOp>(op)) {

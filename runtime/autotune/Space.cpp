@@ -51,7 +51,8 @@ int64_t liveAcross(scf::ForOp loop) {
   llvm::SetVector<Value> outside;
   loop.getBody()->walk([&](Operation *op) {
     for (Value v : op->getOperands())
-      if (isa<RankedTensorType>(v.getType()) && !loop->isAncestor(v.getParentRegion()->getParentOp()))
+      if (isa<RankedTensorType>(v.getType()) &&
+          !loop->isAncestor(v.getParentRegion()->getParentOp()))
         outside.insert(v);
   });
   for (Value v : outside) {
@@ -65,7 +66,8 @@ int64_t liveAcross(scf::ForOp loop) {
 
 } // namespace
 
-std::string tessera::autotune::pruneReason(tile::KernelOp kernel, unsigned numWarps, const Budget &budget) {
+std::string tessera::autotune::pruneReason(tile::KernelOp kernel, unsigned numWarps,
+                                           const Budget &budget) {
   int64_t threads = 32 * (int64_t)numWarps, largest = 0;
   std::string reason;
   kernel.getBody().walk([&](Operation *op) {
@@ -74,7 +76,8 @@ std::string tessera::autotune::pruneReason(tile::KernelOp kernel, unsigned numWa
         largest = std::max(largest, r.getNumElements());
         for (int64_t d : r.getShape())
           if (reason.empty() && !llvm::isPowerOf2_64(d))
-            reason = "tile extent " + std::to_string(d) + " is not a power of two (code generation needs powers of two)";
+            reason = "tile extent " + std::to_string(d) +
+                     " is not a power of two (code generation needs powers of two)";
       }
   });
   if (!reason.empty())
@@ -86,7 +89,8 @@ std::string tessera::autotune::pruneReason(tile::KernelOp kernel, unsigned numWa
   // through shared memory.
   int64_t dotShared = 0;
   kernel.getBody().walk([&](tile::DotOp d) {
-    auto a = cast<RankedTensorType>(d.getA().getType()), b = cast<RankedTensorType>(d.getB().getType());
+    auto a = cast<RankedTensorType>(d.getA().getType()),
+         b = cast<RankedTensorType>(d.getB().getType());
     auto c = cast<RankedTensorType>(d.getResult().getType());
     bool mma = a.getElementType().getIntOrFloatBitWidth() == 16;
     if (mma && reason.empty() && c.getNumElements() < 128 * (int64_t)numWarps)
@@ -99,14 +103,15 @@ std::string tessera::autotune::pruneReason(tile::KernelOp kernel, unsigned numWa
   if (!reason.empty())
     return reason;
   if (dotShared > budget.sharedBytes)
-    return "the dot operands need " + std::to_string(dotShared) + " bytes of shared memory, more than the " +
-           std::to_string(budget.sharedBytes) + " a block has";
+    return "the dot operands need " + std::to_string(dotShared) +
+           " bytes of shared memory, more than the " + std::to_string(budget.sharedBytes) +
+           " a block has";
   // Registers: tiles kept live across a loop, spread over the block's threads.
   int64_t worst = 0;
   kernel.getBody().walk([&](scf::ForOp loop) { worst = std::max(worst, liveAcross(loop)); });
   int64_t regs = worst / 4 / threads;
   if (regs > budget.registers)
-    return "the tiles live across a loop need about " + std::to_string(regs) + " registers per thread (limit " +
-           std::to_string(budget.registers) + "): it would spill";
+    return "the tiles live across a loop need about " + std::to_string(regs) +
+           " registers per thread (limit " + std::to_string(budget.registers) + "): it would spill";
   return "";
 }

@@ -22,12 +22,15 @@ using namespace tessera::autotune;
 namespace json = llvm::json;
 
 namespace {
-llvm::Error err(const llvm::Twine &msg) { return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str()); }
+llvm::Error err(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
+}
 
 json::Object keyJSON(const TuneKey &k) {
-  return json::Object{{"kernel", k.kernel}, {"ir", k.irHash},   {"specialization", k.specialization},
-                      {"bucket", k.bucket}, {"gpu", k.gpu},     {"arch", k.arch},
-                      {"driver", k.driver}, {"versions", k.versions}};
+  return json::Object{
+      {"kernel", k.kernel}, {"ir", k.irHash},        {"specialization", k.specialization},
+      {"bucket", k.bucket}, {"gpu", k.gpu},          {"arch", k.arch},
+      {"driver", k.driver}, {"versions", k.versions}};
 }
 
 std::optional<TuneEntry> entryFrom(const json::Object &o) {
@@ -40,8 +43,13 @@ std::optional<TuneEntry> entryFrom(const json::Object &o) {
     auto s = obj->getString(n);
     return s ? s->str() : std::string();
   };
-  e.key = TuneKey{str(k, "kernel"), str(k, "ir"),   str(k, "specialization"), str(k, "bucket"),
-                  str(k, "gpu"),    str(k, "arch"), (int)k->getInteger("driver").value_or(0),
+  e.key = TuneKey{str(k, "kernel"),
+                  str(k, "ir"),
+                  str(k, "specialization"),
+                  str(k, "bucket"),
+                  str(k, "gpu"),
+                  str(k, "arch"),
+                  (int)k->getInteger("driver").value_or(0),
                   str(k, "versions")};
   for (auto &[n, v] : *p)
     if (auto i = v.getAsInteger())
@@ -56,8 +64,9 @@ json::Value entryJSON(const TuneEntry &e) {
   json::Object params;
   for (auto &[n, v] : e.params)
     params[n] = v;
-  return json::Object{{"key", e.key.hash()}, {"key_parts", keyJSON(e.key)}, {"params", std::move(params)},
-                      {"ms", e.ms},          {"metric", e.metric},          {"date", e.date}};
+  return json::Object{{"key", e.key.hash()},         {"key_parts", keyJSON(e.key)},
+                      {"params", std::move(params)}, {"ms", e.ms},
+                      {"metric", e.metric},          {"date", e.date}};
 }
 
 /// The file's entries; a missing file is empty, an unreadable one an error.
@@ -69,8 +78,8 @@ llvm::Expected<json::Array> readAll(const std::string &path) {
     return err("cannot read the tuning database " + path + ": " + buf.getError().message());
   auto v = json::parse((*buf)->getBuffer());
   if (!v)
-    return err("the tuning database " + path + " is not valid JSON (" + llvm::toString(v.takeError()) +
-               "); fix or remove it");
+    return err("the tuning database " + path + " is not valid JSON (" +
+               llvm::toString(v.takeError()) + "); fix or remove it");
   json::Object *o = v->getAsObject();
   json::Array *a = o ? o->getArray("entries") : nullptr;
   if (!a)
@@ -112,7 +121,8 @@ std::string TuneKey::hash() const {
 std::string TuneKey::bucketOf(const std::map<std::string, int64_t> &dims) {
   std::string s;
   for (auto &[n, v] : dims)
-    s += (s.empty() ? "" : " ") + n + "=" + std::to_string(v <= 1 ? v : (int64_t)llvm::PowerOf2Ceil(v));
+    s += (s.empty() ? "" : " ") + n + "=" +
+         std::to_string(v <= 1 ? v : (int64_t)llvm::PowerOf2Ceil(v));
   return s.empty() ? "-" : s;
 }
 
@@ -168,7 +178,9 @@ llvm::Error TuneDB::store(const TuneEntry &e) const {
   merged.push_back(entryJSON(e));
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << llvm::formatv("{0:2}", json::Value(json::Object{{"version", 1}, {"entries", std::move(merged)}})) << "\n";
+  os << llvm::formatv("{0:2}",
+                      json::Value(json::Object{{"version", 1}, {"entries", std::move(merged)}}))
+     << "\n";
   llvm::SmallString<256> tmp;
   int fd;
   if (std::error_code ec = llvm::sys::fs::createUniqueFile(path_ + ".tmp-%%%%%%", fd, tmp))
@@ -189,8 +201,10 @@ llvm::Error TuneDB::store(const TuneEntry &e) const {
   return llvm::Error::success();
 }
 
-llvm::Expected<TuneKey> tessera::autotune::tuneKeyFor(jit::Compiler &compiler, const jit::Program &program,
-                                                      const jit::CompileRequest &req, const std::string &gpuName) {
+llvm::Expected<TuneKey> tessera::autotune::tuneKeyFor(jit::Compiler &compiler,
+                                                      const jit::Program &program,
+                                                      const jit::CompileRequest &req,
+                                                      const std::string &gpuName) {
   auto sig = program.kernel(req.kernel);
   if (!sig)
     return sig.takeError();

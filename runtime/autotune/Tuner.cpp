@@ -21,7 +21,9 @@ using namespace tessera::autotune;
 
 namespace {
 
-llvm::Error err(const llvm::Twine &msg) { return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str()); }
+llvm::Error err(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
+}
 
 double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -54,7 +56,8 @@ int64_t staticSmemOf(llvm::StringRef log) {
 // Compiling every configuration
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program &program, const TuneRequest &req,
+llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program &program,
+                                                             const TuneRequest &req,
                                                              const Progress &progress) {
   auto t0 = std::chrono::steady_clock::now();
   auto sig = program.kernel(req.kernel);
@@ -108,8 +111,8 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
               if (!cubin)
                 c.failed = llvm::toString(cubin.takeError());
               else if (req.cache)
-                llvm::consumeError(req.cache->store(cubinKey, jit::CacheEntry{ck->entry, *cubin, ck->numWarps,
-                                                                               ck->sharedBytes}));
+                llvm::consumeError(req.cache->store(
+                    cubinKey, jit::CacheEntry{ck->entry, *cubin, ck->numWarps, ck->sharedBytes}));
             }
           } else {
             std::string log;
@@ -160,12 +163,36 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
 
 double tessera::autotune::decodeElement(DType t, const char *p) {
   switch (t) {
-  case DType::F32: { float f; std::memcpy(&f, p, 4); return f; }
-  case DType::F16: { uint16_t h; std::memcpy(&h, p, 2); return interp::halfBitsToFloat(h); }
-  case DType::BF16: { uint16_t h; std::memcpy(&h, p, 2); uint32_t u = (uint32_t)h << 16; float f; std::memcpy(&f, &u, 4); return f; }
-  case DType::I32: { int32_t x; std::memcpy(&x, p, 4); return x; }
-  case DType::I64: { int64_t x; std::memcpy(&x, p, 8); return (double)x; }
-  case DType::Bool: return *p != 0;
+  case DType::F32: {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  case DType::F16: {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return interp::halfBitsToFloat(h);
+  }
+  case DType::BF16: {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  case DType::I32: {
+    int32_t x;
+    std::memcpy(&x, p, 4);
+    return x;
+  }
+  case DType::I64: {
+    int64_t x;
+    std::memcpy(&x, p, 8);
+    return (double)x;
+  }
+  case DType::Bool:
+    return *p != 0;
   }
   return 0;
 }
@@ -180,16 +207,34 @@ void randomFill(std::vector<char> &b, DType t, std::mt19937 &rng) {
     char *p = b.data() + i * w;
     float f = u(rng);
     switch (t) {
-    case DType::F32: std::memcpy(p, &f, 4); break;
-    case DType::BF16: { uint32_t x; std::memcpy(&x, &f, 4); uint16_t h = (uint16_t)(x >> 16); std::memcpy(p, &h, 2); break; }
+    case DType::F32:
+      std::memcpy(p, &f, 4);
+      break;
+    case DType::BF16: {
+      uint32_t x;
+      std::memcpy(&x, &f, 4);
+      uint16_t h = (uint16_t)(x >> 16);
+      std::memcpy(p, &h, 2);
+      break;
+    }
     case DType::F16: { // sign, exponent 2^-6..2^-1, random mantissa
       uint16_t h = (uint16_t)((rng() & 1) << 15 | (9 + rng() % 6) << 10 | (rng() & 0x3FF));
       std::memcpy(p, &h, 2);
       break;
     }
-    case DType::I32: { int32_t x = (int32_t)(rng() % 4); std::memcpy(p, &x, 4); break; }
-    case DType::I64: { int64_t x = (int64_t)(rng() % 4); std::memcpy(p, &x, 8); break; }
-    case DType::Bool: *p = (char)(rng() & 1); break;
+    case DType::I32: {
+      int32_t x = (int32_t)(rng() % 4);
+      std::memcpy(p, &x, 4);
+      break;
+    }
+    case DType::I64: {
+      int64_t x = (int64_t)(rng() % 4);
+      std::memcpy(p, &x, 8);
+      break;
+    }
+    case DType::Bool:
+      *p = (char)(rng() & 1);
+      break;
     }
   }
 }
@@ -198,7 +243,8 @@ void randomFill(std::vector<char> &b, DType t, std::mt19937 &rng) {
 
 llvm::Expected<Inputs> tessera::autotune::makeInputs(const jit::KernelSignature &sig,
                                                      const std::map<std::string, int64_t> &dims,
-                                                     const std::map<std::string, double> &scalars, unsigned seed) {
+                                                     const std::map<std::string, double> &scalars,
+                                                     unsigned seed) {
   std::mt19937 rng(seed);
   Inputs in;
   for (const jit::ParamInfo &p : sig.params) {
@@ -266,7 +312,8 @@ namespace {
 
 /// "" when `got` matches `want` within the dtype's tolerance (relative to the
 /// element and to the tensor's RMS).
-std::string compareOutputs(const Inputs &in, const jit::KernelSignature &sig, const std::vector<std::vector<char>> &got,
+std::string compareOutputs(const Inputs &in, const jit::KernelSignature &sig,
+                           const std::vector<std::vector<char>> &got,
                            const std::vector<std::vector<char>> &want) {
   for (size_t i = 0; i < got.size(); ++i) {
     if (got[i].empty() || (got[i] == in.host[i] && want[i] == in.host[i])) // an input, untouched
@@ -283,14 +330,17 @@ std::string compareOutputs(const Inputs &in, const jit::KernelSignature &sig, co
     double tol = t == DType::BF16 ? 2e-2 : t == DType::F16 ? 4e-3 : t == DType::F32 ? 1e-3 : 0;
     size_t bad = 0, first = 0;
     for (size_t e = 0; e < n; ++e) {
-      double g = decodeElement(t, got[i].data() + e * w), r = decodeElement(t, want[i].data() + e * w);
-      bool ok = (std::isnan(g) && std::isnan(r)) || g == r || std::fabs(g - r) <= tol * (std::fabs(r) + rms);
+      double g = decodeElement(t, got[i].data() + e * w),
+             r = decodeElement(t, want[i].data() + e * w);
+      bool ok = (std::isnan(g) && std::isnan(r)) || g == r ||
+                std::fabs(g - r) <= tol * (std::fabs(r) + rms);
       if (!ok && bad++ == 0)
         first = e;
     }
     if (bad)
-      return "'" + sig.params[i].name + "' differs from the reference configuration's in " + std::to_string(bad) +
-             " of " + std::to_string(n) + " elements (first at " + std::to_string(first) + ")";
+      return "'" + sig.params[i].name + "' differs from the reference configuration's in " +
+             std::to_string(bad) + " of " + std::to_string(n) + " elements (first at " +
+             std::to_string(first) + ")";
   }
   return "";
 }
@@ -310,8 +360,9 @@ llvm::Expected<LaunchTimer> LaunchTimer::create() {
   return LaunchTimer(std::move(*flush), std::move(*a), std::move(*b));
 }
 
-llvm::Expected<Timing> LaunchTimer::time(const std::function<llvm::Error()> &launch, int warmup, int reps,
-                                         const std::function<std::string(const std::vector<double> &, double)> &stop) {
+llvm::Expected<Timing>
+LaunchTimer::time(const std::function<llvm::Error()> &launch, int warmup, int reps,
+                  const std::function<std::string(const std::vector<double> &, double)> &stop) {
   for (int w = 0; w < warmup; ++w)
     if (llvm::Error e = launch())
       return std::move(e);
@@ -345,9 +396,10 @@ llvm::Expected<Timing> LaunchTimer::time(const std::function<llvm::Error()> &lau
   return t;
 }
 
-llvm::Expected<TimingSummary> tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program,
-                                                         const TuneRequest &req, std::vector<Candidate> &cands,
-                                                         const TimingOptions &opts, const Progress &progress) {
+llvm::Expected<TimingSummary>
+tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program, const TuneRequest &req,
+                           std::vector<Candidate> &cands, const TimingOptions &opts,
+                           const Progress &progress) {
   auto t0 = std::chrono::steady_clock::now();
   auto sig = program.kernel(req.kernel);
   if (!sig)
@@ -419,19 +471,22 @@ llvm::Expected<TimingSummary> tessera::autotune::timeAll(jit::Runtime &rt, const
     }
     // Timing: warm-up, then single launches between events, L2 flushed first;
     // candidates far slower than the best so far, or past their budget, stop early.
-    auto timing = timer->time([&] { return rt.launch(program, sig->name, in->args, lo).takeError(); },
-                              opts.warmup, opts.reps, [&](const std::vector<double> &times, double seconds) {
-                                std::vector<double> sorted = times;
-                                std::sort(sorted.begin(), sorted.end());
-                                double med = sorted[sorted.size() / 2];
-                                if (times.size() >= 3 && med > opts.abandonFactor * best)
-                                  return "abandoned after " + std::to_string(times.size()) + " runs: " +
-                                         std::to_string(med / best).substr(0, 4) + "x slower than the best so far";
-                                if (seconds > opts.perConfigSeconds)
-                                  return "the per-configuration budget ran out after " +
-                                         std::to_string(times.size()) + " runs";
-                                return std::string();
-                              });
+    auto timing =
+        timer->time([&] { return rt.launch(program, sig->name, in->args, lo).takeError(); },
+                    opts.warmup, opts.reps,
+                    [&](const std::vector<double> &times, double seconds) {
+                      std::vector<double> sorted = times;
+                      std::sort(sorted.begin(), sorted.end());
+                      double med = sorted[sorted.size() / 2];
+                      if (times.size() >= 3 && med > opts.abandonFactor * best)
+                        return "abandoned after " + std::to_string(times.size()) +
+                               " runs: " + std::to_string(med / best).substr(0, 4) +
+                               "x slower than the best so far";
+                      if (seconds > opts.perConfigSeconds)
+                        return "the per-configuration budget ran out after " +
+                               std::to_string(times.size()) + " runs";
+                      return std::string();
+                    });
     if (!timing)
       return timing.takeError();
     c.abandoned = timing->stopped;
@@ -458,4 +513,3 @@ llvm::Expected<TimingSummary> tessera::autotune::timeAll(jit::Runtime &rt, const
   sum.seconds = secondsSince(t0);
   return sum;
 }
-

@@ -53,7 +53,8 @@ struct Inputs {
   std::vector<jit::Arg> args;
   std::vector<DType> dtypes;
 };
-llvm::Expected<Inputs> makeInputs(const jit::KernelSignature &sig, const std::map<std::string, int64_t> &dims,
+llvm::Expected<Inputs> makeInputs(const jit::KernelSignature &sig,
+                                  const std::map<std::string, int64_t> &dims,
                                   const std::map<std::string, double> &scalars, unsigned seed = 1);
 llvm::Error restore(Inputs &in);
 /// Every tensor's bytes (empty for scalars).
@@ -72,8 +73,9 @@ public:
   static llvm::Expected<LaunchTimer> create();
   /// `warmup` calls, then up to `reps` timed ones; after each, `stop(times so far,
   /// seconds since the first timed call)` may end the timing with a reason.
-  llvm::Expected<Timing> time(const std::function<llvm::Error()> &launch, int warmup, int reps,
-                              const std::function<std::string(const std::vector<double> &, double)> &stop = {});
+  llvm::Expected<Timing>
+  time(const std::function<llvm::Error()> &launch, int warmup, int reps,
+       const std::function<std::string(const std::vector<double> &, double)> &stop = {});
 
 private:
   LaunchTimer(cuda::DeviceBuffer f, cuda::Event a, cuda::Event b)
@@ -90,7 +92,7 @@ struct TuneRequest {
   unsigned optLevel = 1;
   unsigned threads = 0; // compile workers; 0: hardware threads
   int driverVersion = 0;
-  bool driverJit = false;  // load each PTX through the driver (GPU) instead of ptxas
+  bool driverJit = false; // load each PTX through the driver (GPU) instead of ptxas
   jit::DiskCache *cache = nullptr;
   const cuda::Context *context = nullptr; // made current on every worker (driverJit)
 };
@@ -108,7 +110,7 @@ llvm::Expected<CompileSummary> compileAll(const jit::Program &program, const Tun
 
 struct TimingOptions {
   std::map<std::string, double> scalars; // scalar arguments by name
-  double budgetSeconds = 60;              // the whole search
+  double budgetSeconds = 60;             // the whole search
   double perConfigSeconds = 2;
   int warmup = 3, reps = 20;
   double abandonFactor = 2.5; // stop timing a candidate this much slower than the best
@@ -116,15 +118,15 @@ struct TimingOptions {
 };
 
 struct TimingSummary {
-  int best = -1;      // index into the candidates
+  int best = -1;           // index into the candidates
   int checkedAgainst = -1; // the candidate whose outputs were the reference
   double seconds = 0;
   bool budgetExhausted = false;
 };
 
-llvm::Expected<TimingSummary> timeAll(jit::Runtime &rt, const jit::Program &program, const TuneRequest &req,
-                                      std::vector<Candidate> &cands, const TimingOptions &opts,
-                                      const Progress &progress = {});
+llvm::Expected<TimingSummary> timeAll(jit::Runtime &rt, const jit::Program &program,
+                                      const TuneRequest &req, std::vector<Candidate> &cands,
+                                      const TimingOptions &opts, const Progress &progress = {});
 
 } // namespace tessera::autotune
 

@@ -14,7 +14,9 @@ using namespace tessera::bench;
 
 namespace {
 
-llvm::Error err(const llvm::Twine &msg) { return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str()); }
+llvm::Error err(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
+}
 
 /// A small recursive-descent evaluator.
 class Eval {
@@ -32,7 +34,8 @@ public:
 
 private:
   llvm::Error fail(const llvm::Twine &why) {
-    return err("in the launch expression '" + s_ + "' at column " + llvm::Twine(pos_ + 1) + ": " + why);
+    return err("in the launch expression '" + s_ + "' at column " + llvm::Twine(pos_ + 1) + ": " +
+               why);
   }
   void skip() {
     while (pos_ < s_.size() && s_[pos_] == ' ')
@@ -133,11 +136,13 @@ private:
 
 } // namespace
 
-llvm::Expected<int64_t> tessera::bench::evalExpr(llvm::StringRef expr, const std::map<std::string, int64_t> &dims) {
+llvm::Expected<int64_t> tessera::bench::evalExpr(llvm::StringRef expr,
+                                                 const std::map<std::string, int64_t> &dims) {
   return Eval(expr, dims).run();
 }
 
-llvm::Expected<std::vector<BaselineDecl>> tessera::bench::parseDecls(llvm::StringRef source, llvm::StringRef file) {
+llvm::Expected<std::vector<BaselineDecl>> tessera::bench::parseDecls(llvm::StringRef source,
+                                                                     llvm::StringRef file) {
   std::vector<BaselineDecl> out;
   llvm::SmallVector<llvm::StringRef> lines;
   source.split(lines, '\n');
@@ -237,12 +242,14 @@ llvm::Expected<CudaBaseline> CudaBaseline::load(const std::string &path, const s
   if (!fn)
     return fn.takeError();
   if (decl->smem > 48 * 1024)
-    if (llvm::Error e = cuda::check(cuda::driver()->cuFuncSetAttribute(
-                                        *fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)decl->smem),
-                                    "cuFuncSetAttribute(" + kernel + ", MAX_DYNAMIC_SHARED_SIZE_BYTES)"))
+    if (llvm::Error e =
+            cuda::check(cuda::driver()->cuFuncSetAttribute(
+                            *fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)decl->smem),
+                        "cuFuncSetAttribute(" + kernel + ", MAX_DYNAMIC_SHARED_SIZE_BYTES)"))
       return std::move(e);
   CudaBaseline b(std::move(*mod), *fn, *decl);
-  b.compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  b.compileMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return b;
 }
 
@@ -261,11 +268,28 @@ llvm::Error CudaBaseline::launch(const jit::KernelSignature &sig, llvm::ArrayRef
     }
     double v = std::get<jit::ScalarArg>(args[i]).value;
     switch (p.dtype) {
-    case DType::F32: { float f = (float)v; push(&f, 4); break; }
-    case DType::I32: { int32_t x = (int32_t)v; push(&x, 4); break; }
-    case DType::I64: { int64_t x = (int64_t)v; push(&x, 8); break; }
-    case DType::Bool: { uint8_t x = v != 0; push(&x, 1); break; }
-    default: return err("the CUDA baseline convention has no " + dtypeName(p.dtype) + " scalars");
+    case DType::F32: {
+      float f = (float)v;
+      push(&f, 4);
+      break;
+    }
+    case DType::I32: {
+      int32_t x = (int32_t)v;
+      push(&x, 4);
+      break;
+    }
+    case DType::I64: {
+      int64_t x = (int64_t)v;
+      push(&x, 8);
+      break;
+    }
+    case DType::Bool: {
+      uint8_t x = v != 0;
+      push(&x, 1);
+      break;
+    }
+    default:
+      return err("the CUDA baseline convention has no " + dtypeName(p.dtype) + " scalars");
     }
   }
   for (const std::string &d : dimOrder(sig)) {
@@ -287,7 +311,8 @@ llvm::Error CudaBaseline::launch(const jit::KernelSignature &sig, llvm::ArrayRef
       return llvm::Error::success(); // nothing to launch
     g[i] = (unsigned)*v;
   }
-  return cuda::check(cuda::driver()->cuLaunchKernel(fn_, g[0], g[1], g[2], (unsigned)decl_.block, 1, 1,
-                                                    (unsigned)decl_.smem, nullptr, ptrs.data(), nullptr),
+  return cuda::check(cuda::driver()->cuLaunchKernel(fn_, g[0], g[1], g[2], (unsigned)decl_.block, 1,
+                                                    1, (unsigned)decl_.smem, nullptr, ptrs.data(),
+                                                    nullptr),
                      "cuLaunchKernel(" + decl_.name + ")");
 }

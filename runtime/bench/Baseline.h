@@ -49,7 +49,8 @@ public:
   double compileMs = 0;
 
 private:
-  CudaBaseline(cuda::Module m, CUfunction f, BaselineDecl d) : module_(std::move(m)), fn_(f), decl_(std::move(d)) {}
+  CudaBaseline(cuda::Module m, CUfunction f, BaselineDecl d)
+      : module_(std::move(m)), fn_(f), decl_(std::move(d)) {}
   cuda::Module module_;
   CUfunction fn_ = nullptr;
   BaselineDecl decl_;

@@ -18,12 +18,15 @@ using namespace tessera::bench;
 
 namespace {
 
-llvm::Error err(const llvm::Twine &msg) { return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str()); }
+llvm::Error err(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
+}
 
 llvm::Error sync() { return cuda::check(cuda::driver()->cuCtxSynchronize(), "cuCtxSynchronize"); }
 
 /// Median, min and max milliseconds of single launches, L2 flushed before each.
-llvm::Error timeIt(autotune::LaunchTimer &timer, const std::function<llvm::Error()> &fn, int reps, Side &out) {
+llvm::Error timeIt(autotune::LaunchTimer &timer, const std::function<llvm::Error()> &fn, int reps,
+                   Side &out) {
   auto t = timer.time(fn, 5, reps);
   if (!t)
     return t.takeError();
@@ -59,7 +62,9 @@ double gateFor(const autotune::Inputs &in) {
   double g = 1e-4;
   for (size_t i = 0; i < in.dtypes.size(); ++i)
     if (!in.host[i].empty())
-      g = std::max(g, in.dtypes[i] == DType::BF16 ? 2e-2 : in.dtypes[i] == DType::F16 ? 4e-3 : 1e-4);
+      g = std::max(g, in.dtypes[i] == DType::BF16  ? 2e-2
+                      : in.dtypes[i] == DType::F16 ? 4e-3
+                                                   : 1e-4);
   return g;
 }
 
@@ -101,10 +106,12 @@ llvm::Expected<double> tessera::bench::measureCopyTBps() {
   if (!timer)
     return timer.takeError();
   Side s;
-  if (llvm::Error e = timeIt(*timer, 
+  if (llvm::Error e = timeIt(
+          *timer,
           [&] {
-            return cuda::check(cuda::driver()->cuMemcpyDtoDAsync(dst->get(), src->get(), bytes, nullptr),
-                               "cuMemcpyDtoDAsync");
+            return cuda::check(
+                cuda::driver()->cuMemcpyDtoDAsync(dst->get(), src->get(), bytes, nullptr),
+                "cuMemcpyDtoDAsync");
           },
           20, s))
     return std::move(e);
@@ -192,28 +199,33 @@ llvm::Expected<Result> tessera::bench::runPair(jit::Runtime &rt, const PairSpec 
 // Reports
 //===----------------------------------------------------------------------===//
 
-void tessera::bench::printTable(llvm::raw_ostream &os, llvm::ArrayRef<Result> results, const Roofline &roof) {
-  os << llvm::format("%-10s %-22s %-8s %10s %10s %10s %12s %8s %9s %10s  %s\n", "workload", "size", "side",
-                     "median ms", "min ms", "max ms", "throughput", "% roof", "speedup", "rel err", "note");
+void tessera::bench::printTable(llvm::raw_ostream &os, llvm::ArrayRef<Result> results,
+                                const Roofline &roof) {
+  os << llvm::format("%-10s %-22s %-8s %10s %10s %10s %12s %8s %9s %10s  %s\n", "workload", "size",
+                     "side", "median ms", "min ms", "max ms", "throughput", "% roof", "speedup",
+                     "rel err", "note");
   for (const Result &r : results) {
     const Side &t = r.sides.front();
     for (const Side &s : r.sides) {
       std::string tp = llvm::formatv("{0:F1} {1}", r.throughput(s), r.unit()).str();
       std::string speed = &s == &t ? "-" : llvm::formatv("{0:F2}x", s.ms / t.ms).str();
-      std::string rel = &s == &t ? "(ref)" : llvm::formatv("{0:E1}{1}", s.relErr, s.ok ? "" : " FAIL").str();
-      os << llvm::format("%-10s %-22s %-8s %10.4f %10.4f %10.4f %12s %7.1f%% %9s %10s  %s\n", r.spec.family.c_str(),
-                         r.spec.label.c_str(), s.name.c_str(), s.ms, s.minMs, s.maxMs, tp.c_str(), roof.of(r, s),
-                         speed.c_str(), rel.c_str(), s.note.c_str());
+      std::string rel =
+          &s == &t ? "(ref)" : llvm::formatv("{0:E1}{1}", s.relErr, s.ok ? "" : " FAIL").str();
+      os << llvm::format("%-10s %-22s %-8s %10.4f %10.4f %10.4f %12s %7.1f%% %9s %10s  %s\n",
+                         r.spec.family.c_str(), r.spec.label.c_str(), s.name.c_str(), s.ms, s.minMs,
+                         s.maxMs, tp.c_str(), roof.of(r, s), speed.c_str(), rel.c_str(),
+                         s.note.c_str());
     }
   }
-  os << "speedup: the side's median over Tessera's (above 1: Tessera is faster); % roof: of the measured copy "
+  os << "speedup: the side's median over Tessera's (above 1: Tessera is faster); % roof: of the "
+        "measured copy "
         "bandwidth ("
      << llvm::format("%.2f", roof.copyTBps) << " TB/s) or of " << roof.peakSource << " ("
      << llvm::format("%.0f", roof.peakTFLOPs) << " TFLOP/s)\n";
 }
 
-void tessera::bench::writeJSON(llvm::raw_ostream &os, llvm::ArrayRef<Result> results, const Roofline &roof,
-                               llvm::StringRef device) {
+void tessera::bench::writeJSON(llvm::raw_ostream &os, llvm::ArrayRef<Result> results,
+                               const Roofline &roof, llvm::StringRef device) {
   llvm::json::Array rows;
   for (const Result &r : results)
     for (const Side &s : r.sides) {
@@ -235,24 +247,27 @@ void tessera::bench::writeJSON(llvm::raw_ostream &os, llvm::ArrayRef<Result> res
                                         {"ok", s.ok},
                                         {"note", s.note}});
     }
-  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                   {"device", device},
-                                   {"copy_TBps", roof.copyTBps},
-                                   {"compute_roof_TFLOPs", roof.peakTFLOPs},
-                                   {"compute_roof_source", roof.peakSource},
-                                   {"rows", std::move(rows)}}))
+  os << llvm::formatv("{0:2}",
+                      llvm::json::Value(llvm::json::Object{{"device", device},
+                                                           {"copy_TBps", roof.copyTBps},
+                                                           {"compute_roof_TFLOPs", roof.peakTFLOPs},
+                                                           {"compute_roof_source", roof.peakSource},
+                                                           {"rows", std::move(rows)}}))
      << "\n";
 }
 
-void tessera::bench::writeSVG(llvm::raw_ostream &os, llvm::ArrayRef<Result> results, llvm::StringRef device) {
+void tessera::bench::writeSVG(llvm::raw_ostream &os, llvm::ArrayRef<Result> results,
+                              llvm::StringRef device) {
   std::vector<std::string> families;
   for (const Result &r : results)
     if (std::find(families.begin(), families.end(), r.spec.family) == families.end())
       families.push_back(r.spec.family);
   const int W = 640, H = 300, pad = 60;
-  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H * families.size() + 30
-     << "\" font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"18\">tessera bench --suite on " << device
-     << "</text>\n";
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\""
+     << H * families.size() + 30
+     << "\" font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"18\">tessera bench "
+        "--suite on "
+     << device << "</text>\n";
   const char *colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
   for (auto [fi, fam] : llvm::enumerate(families)) {
     int y0 = 30 + (int)fi * H;
@@ -269,21 +284,23 @@ void tessera::bench::writeSVG(llvm::raw_ostream &os, llvm::ArrayRef<Result> resu
         top = std::max(top, r->throughput(s));
       }
     top = top > 0 ? top * 1.1 : 1;
-    auto pxv = [&](size_t i) { return pad + (rs.size() > 1 ? (double)i * (W - 2 * pad) / (rs.size() - 1) : 0.0); };
+    auto pxv = [&](size_t i) {
+      return pad + (rs.size() > 1 ? (double)i * (W - 2 * pad) / (rs.size() - 1) : 0.0);
+    };
     auto pyv = [&](double v) { return y0 + H - pad + 10 - v / top * (H - 2 * pad); };
     auto px = [&](size_t i) { return llvm::formatv("{0:F1}", pxv(i)).str(); };
     auto py = [&](double v) { return llvm::formatv("{0:F1}", pyv(v)).str(); };
     os << "<text x=\"" << pad << "\" y=\"" << y0 + 20 << "\" font-weight=\"bold\">" << fam << " ("
        << rs.front()->unit() << ")</text>\n";
-    os << "<line x1=\"" << pad << "\" y1=\"" << py(0) << "\" x2=\"" << W - pad << "\" y2=\"" << py(0)
-       << "\" stroke=\"black\"/>\n<line x1=\"" << pad << "\" y1=\"" << py(0) << "\" x2=\"" << pad << "\" y2=\""
-       << py(top) << "\" stroke=\"black\"/>\n";
+    os << "<line x1=\"" << pad << "\" y1=\"" << py(0) << "\" x2=\"" << W - pad << "\" y2=\""
+       << py(0) << "\" stroke=\"black\"/>\n<line x1=\"" << pad << "\" y1=\"" << py(0) << "\" x2=\""
+       << pad << "\" y2=\"" << py(top) << "\" stroke=\"black\"/>\n";
     for (int k = 0; k <= 4; ++k)
       os << "<text x=\"5\" y=\"" << llvm::formatv("{0:F1}", pyv(top * k / 4) + 4) << "\">"
          << llvm::format("%.1f", top * k / 4) << "</text>\n";
     for (auto [i, r] : llvm::enumerate(rs))
-      os << "<text x=\"" << llvm::formatv("{0:F1}", pxv(i) - 30) << "\" y=\"" << llvm::formatv("{0:F1}", pyv(0) + 16)
-         << "\">" << r->spec.label << "</text>\n";
+      os << "<text x=\"" << llvm::formatv("{0:F1}", pxv(i) - 30) << "\" y=\""
+         << llvm::formatv("{0:F1}", pyv(0) + 16) << "\">" << r->spec.label << "</text>\n";
     for (auto [si, side] : llvm::enumerate(sides)) {
       std::string pts;
       for (auto [i, r] : llvm::enumerate(rs))
@@ -291,9 +308,10 @@ void tessera::bench::writeSVG(llvm::raw_ostream &os, llvm::ArrayRef<Result> resu
           if (s.name == side)
             pts += px(i) + "," + py(r->throughput(s)) + " ";
       const char *c = colors[si % 4];
-      os << "<polyline fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\" points=\"" << pts << "\"/>\n";
-      os << "<text x=\"" << W - pad - 70 << "\" y=\"" << y0 + 20 + 14 * si << "\" fill=\"" << c << "\">" << side
-         << "</text>\n";
+      os << "<polyline fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\" points=\"" << pts
+         << "\"/>\n";
+      os << "<text x=\"" << W - pad - 70 << "\" y=\"" << y0 + 20 + 14 * si << "\" fill=\"" << c
+         << "\">" << side << "</text>\n";
     }
   }
   os << "</svg>\n";
@@ -301,24 +319,33 @@ void tessera::bench::writeSVG(llvm::raw_ostream &os, llvm::ArrayRef<Result> resu
 
 std::vector<PairSpec> tessera::bench::suite(const std::string &dir) {
   std::vector<PairSpec> out;
-  for (auto [m, n] : {std::pair<int64_t, int64_t>{32768, 1024}, {32768, 2048}, {32768, 4096}, {16384, 8192},
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{32768, 1024},
+                      {32768, 2048},
+                      {32768, 4096},
+                      {16384, 8192},
                       {8192, 16384}}) {
-    PairSpec p{"softmax", std::to_string(m) + "x" + std::to_string(n) + " bf16", dir + "/test/programs/softmax_bf16.tile",
-               "", dir + "/examples/cuda/softmax.cu", "softmax_bf16"};
+    PairSpec p{"softmax",
+               std::to_string(m) + "x" + std::to_string(n) + " bf16",
+               dir + "/test/programs/softmax_bf16.tile",
+               "",
+               dir + "/examples/cuda/softmax.cu",
+               "softmax_bf16"};
     p.dims = {{"M", m}, {"N", n}};
     p.bytes = 2.0 * m * n * 2;
     out.push_back(p);
   }
   for (int64_t n : {1024, 2048, 4096, 8192}) {
-    PairSpec p{"matmul", std::to_string(n) + "^3 bf16", dir + "/examples/matmul.tile", "",
-               dir + "/examples/cuda/matmul.cu", "matmul_bf16", true};
+    PairSpec p{"matmul", std::to_string(n) + "^3 bf16",    dir + "/examples/matmul.tile",
+               "",       dir + "/examples/cuda/matmul.cu", "matmul_bf16",
+               true};
     p.dims = {{"M", n}, {"N", n}, {"K", n}};
     p.flops = 2.0 * n * n * n;
     out.push_back(p);
   }
   for (int64_t n : {1024, 2048, 4096}) {
-    PairSpec p{"attention", "B4 H32 N" + std::to_string(n) + " D128", dir + "/examples/attention.tile", "",
-               dir + "/examples/cuda/attention.cu", "attention_bf16_d128"};
+    PairSpec p{
+        "attention", "B4 H32 N" + std::to_string(n) + " D128", dir + "/examples/attention.tile",
+        "",          dir + "/examples/cuda/attention.cu",      "attention_bf16_d128"};
     p.dims = {{"B", 4}, {"H", 32}, {"N", n}, {"D", 128}};
     p.scalars = {{"scale", 1 / std::sqrt(128.0)}};
     p.flops = 4.0 * 4 * 32 * n * n * 128;

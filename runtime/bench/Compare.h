@@ -57,7 +57,8 @@ llvm::Expected<Result> runPair(jit::Runtime &rt, const PairSpec &spec, int reps 
 llvm::Expected<double> measureCopyTBps();
 
 void printTable(llvm::raw_ostream &os, llvm::ArrayRef<Result> results, const Roofline &roof);
-void writeJSON(llvm::raw_ostream &os, llvm::ArrayRef<Result> results, const Roofline &roof, llvm::StringRef device);
+void writeJSON(llvm::raw_ostream &os, llvm::ArrayRef<Result> results, const Roofline &roof,
+               llvm::StringRef device);
 void writeSVG(llvm::raw_ostream &os, llvm::ArrayRef<Result> results, llvm::StringRef device);
 
 /// The suite: softmax, matmul and attention over size sweeps, paths relative to `sourceDir`.

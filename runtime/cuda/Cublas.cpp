@@ -18,9 +18,10 @@ namespace {
 struct Api {
   decltype(&::cublasCreate_v2) create = nullptr;
   decltype(&::cublasDestroy_v2) destroy = nullptr;
-  using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-                                    const void *, const void *, cudaDataType, int, const void *, cudaDataType, int,
-                                    const void *, void *, cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+  using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
+                                    int, const void *, const void *, cudaDataType, int,
+                                    const void *, cudaDataType, int, const void *, void *,
+                                    cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
   GemmEx gemmEx = nullptr;
   decltype(&::cublasGetStatusString) statusString = nullptr;
   std::string error;
@@ -49,7 +50,8 @@ const Api &api() {
     a.create = reinterpret_cast<decltype(a.create)>(dlsym(lib, "cublasCreate_v2"));
     a.destroy = reinterpret_cast<decltype(a.destroy)>(dlsym(lib, "cublasDestroy_v2"));
     a.gemmEx = reinterpret_cast<decltype(a.gemmEx)>(dlsym(lib, "cublasGemmEx"));
-    a.statusString = reinterpret_cast<decltype(a.statusString)>(dlsym(lib, "cublasGetStatusString"));
+    a.statusString =
+        reinterpret_cast<decltype(a.statusString)>(dlsym(lib, "cublasGetStatusString"));
     if (!a.create || !a.destroy || !a.gemmEx || !a.statusString)
       a.error = "the cuBLAS library lacks cublasCreate_v2, cublasGemmEx or cublasGetStatusString";
   });
@@ -80,12 +82,14 @@ Cublas::~Cublas() {
     (void)api().destroy(static_cast<cublasHandle_t>(h_));
 }
 
-llvm::Error Cublas::gemmBf16(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, int m, int n, int k) const {
+llvm::Error Cublas::gemmBf16(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, int m, int n,
+                             int k) const {
   // Row-major C = A B is column-major C^T = B^T A^T.
   float alpha = 1, beta = 0;
-  return checkCublas(api().gemmEx(static_cast<cublasHandle_t>(h_), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha,
-                                  reinterpret_cast<const void *>(b), CUDA_R_16BF, n, reinterpret_cast<const void *>(a),
-                                  CUDA_R_16BF, k, &beta, reinterpret_cast<void *>(c), CUDA_R_16BF, n,
-                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+  return checkCublas(api().gemmEx(static_cast<cublasHandle_t>(h_), CUBLAS_OP_N, CUBLAS_OP_N, n, m,
+                                  k, &alpha, reinterpret_cast<const void *>(b), CUDA_R_16BF, n,
+                                  reinterpret_cast<const void *>(a), CUDA_R_16BF, k, &beta,
+                                  reinterpret_cast<void *>(c), CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+                                  CUBLAS_GEMM_DEFAULT),
                      "cublasGemmEx(bf16, f32 compute)");
 }

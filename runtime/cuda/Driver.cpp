@@ -13,9 +13,7 @@ char EnvironmentError::ID = 0;
 #define TESSERA_STR(x) #x
 #define TESSERA_XSTR(x) TESSERA_STR(x)
 
-bool tessera::cuda::isEnvironmentError(const llvm::Error &e) {
-  return e.isA<EnvironmentError>();
-}
+bool tessera::cuda::isEnvironmentError(const llvm::Error &e) { return e.isA<EnvironmentError>(); }
 
 namespace {
 
@@ -38,16 +36,17 @@ Loaded load() {
   void *lib = *path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
   if (!lib) {
     const char *why = *path ? dlerror() : "TESSERA_LIBCUDA is empty";
-    l.error = std::string("no NVIDIA driver: cannot load ") + (*path ? path : "libcuda.so.1") + " (" +
-              (why ? why : "unknown reason") + "); a GPU run needs the NVIDIA driver and a GPU";
+    l.error = std::string("no NVIDIA driver: cannot load ") + (*path ? path : "libcuda.so.1") +
+              " (" + (why ? why : "unknown reason") +
+              "); a GPU run needs the NVIDIA driver and a GPU";
     return l;
   }
-#define TESSERA_CUDA_LOAD(name)                                                               \
-  l.api.name = reinterpret_cast<decltype(l.api.name)>(dlsym(lib, TESSERA_XSTR(name)));        \
-  if (!l.api.name) {                                                                          \
-    l.error = std::string("the NVIDIA driver library lacks ") + TESSERA_XSTR(name) +           \
-              "; it is older than Tessera needs (CUDA 12.8 or newer)";                        \
-    return l;                                                                                 \
+#define TESSERA_CUDA_LOAD(name)                                                                    \
+  l.api.name = reinterpret_cast<decltype(l.api.name)>(dlsym(lib, TESSERA_XSTR(name)));             \
+  if (!l.api.name) {                                                                               \
+    l.error = std::string("the NVIDIA driver library lacks ") + TESSERA_XSTR(name) +               \
+              "; it is older than Tessera needs (CUDA 12.8 or newer)";                             \
+    return l;                                                                                      \
   }
   TESSERA_CUDA_DRIVER_FUNCS(TESSERA_CUDA_LOAD)
 #undef TESSERA_CUDA_LOAD

@@ -25,16 +25,45 @@ namespace tessera::cuda {
 // The driver entry points Tessera uses. cuda.h maps several names to their
 // current versions (cuMemAlloc -> cuMemAlloc_v2); the symbol looked up is the
 // mapped one.
-#define TESSERA_CUDA_DRIVER_FUNCS(X)                                                          \
-  X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)       \
-  X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)            \
-  X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuModuleLoadDataEx) X(cuModuleUnload)              \
-  X(cuModuleGetFunction) X(cuFuncSetAttribute) X(cuFuncGetAttribute) X(cuLaunchKernel)        \
-  X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8) X(cuMemcpyDtoDAsync)                  \
-  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)                \
-  X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)              \
-  X(cuGetErrorName) X(cuGetErrorString) X(cuLinkCreate) X(cuLinkAddData) X(cuLinkComplete)          \
+// clang-format off
+#define TESSERA_CUDA_DRIVER_FUNCS(X) \
+  X(cuInit) \
+  X(cuDriverGetVersion) \
+  X(cuDeviceGetCount) \
+  X(cuDeviceGet) \
+  X(cuDeviceGetName) \
+  X(cuDeviceGetAttribute) \
+  X(cuDevicePrimaryCtxRetain) \
+  X(cuDevicePrimaryCtxRelease) \
+  X(cuCtxSetCurrent) \
+  X(cuCtxSynchronize) \
+  X(cuModuleLoadDataEx) \
+  X(cuModuleUnload) \
+  X(cuModuleGetFunction) \
+  X(cuFuncSetAttribute) \
+  X(cuFuncGetAttribute) \
+  X(cuLaunchKernel) \
+  X(cuMemAlloc) \
+  X(cuMemFree) \
+  X(cuMemcpyHtoD) \
+  X(cuMemcpyDtoH) \
+  X(cuMemsetD8) \
+  X(cuMemcpyDtoDAsync) \
+  X(cuStreamCreate) \
+  X(cuStreamDestroy) \
+  X(cuStreamSynchronize) \
+  X(cuEventCreate) \
+  X(cuEventDestroy) \
+  X(cuEventRecord) \
+  X(cuEventSynchronize) \
+  X(cuEventElapsedTime) \
+  X(cuGetErrorName) \
+  X(cuGetErrorString) \
+  X(cuLinkCreate) \
+  X(cuLinkAddData) \
+  X(cuLinkComplete) \
   X(cuLinkDestroy)
+// clang-format on
 
 struct DriverAPI {
 #define TESSERA_CUDA_DECLARE(name) decltype(&::name) name = nullptr;

@@ -24,8 +24,9 @@ Expected<Context> Context::create(int ordinal) {
   if (Error e = check(d->cuDeviceGetCount(&count), "cuDeviceGetCount"))
     return std::move(e);
   if (ordinal < 0 || ordinal >= count)
-    return llvm::make_error<EnvironmentError>("no CUDA GPU " + std::to_string(ordinal) + ": the driver reports " +
-                                              std::to_string(count) + " device(s)");
+    return llvm::make_error<EnvironmentError>("no CUDA GPU " + std::to_string(ordinal) +
+                                              ": the driver reports " + std::to_string(count) +
+                                              " device(s)");
   CUdevice dev;
   if (Error e = check(d->cuDeviceGet(&dev, ordinal), "cuDeviceGet"))
     return std::move(e);
@@ -92,7 +93,8 @@ Expected<DeviceBuffer> DeviceBuffer::allocate(size_t bytes) {
   DeviceBuffer b;
   if (bytes == 0)
     return std::move(b);
-  if (Error e = check(d->cuMemAlloc(&b.ptr_, bytes), "cuMemAlloc(" + std::to_string(bytes) + " bytes)"))
+  if (Error e =
+          check(d->cuMemAlloc(&b.ptr_, bytes), "cuMemAlloc(" + std::to_string(bytes) + " bytes)"))
     return std::move(e);
   b.bytes_ = bytes;
   return std::move(b);
@@ -121,8 +123,8 @@ Error DeviceBuffer::copyFromHost(const void *src, size_t bytes) {
 
 Error DeviceBuffer::copyToHost(void *dst, size_t bytes) const {
   if (bytes > bytes_)
-    return llvm::createStringError("copy of " + std::to_string(bytes) + " bytes out of a buffer of " +
-                                   std::to_string(bytes_));
+    return llvm::createStringError("copy of " + std::to_string(bytes) +
+                                   " bytes out of a buffer of " + std::to_string(bytes_));
   return bytes ? check(api().cuMemcpyDtoH(dst, ptr_, bytes), "cuMemcpyDtoH") : Error::success();
 }
 
@@ -173,8 +175,8 @@ Expected<std::string> tessera::cuda::compilePTX(llvm::StringRef ptx) {
   auto logged = [&](CUresult rc, const char *call) {
     return check(rc, call, llvm::StringRef(errLog.c_str()));
   };
-  if (Error e = logged(d->cuLinkAddData(link, CU_JIT_INPUT_PTX, text.data(), text.size() + 1, "tessera.ptx", 0,
-                                        nullptr, nullptr),
+  if (Error e = logged(d->cuLinkAddData(link, CU_JIT_INPUT_PTX, text.data(), text.size() + 1,
+                                        "tessera.ptx", 0, nullptr, nullptr),
                        "cuLinkAddData"))
     return std::move(e);
   void *cubin = nullptr;
@@ -232,7 +234,9 @@ Stream::~Stream() {
     (void)api().cuStreamDestroy(s_);
 }
 
-Error Stream::synchronize() const { return check(api().cuStreamSynchronize(s_), "cuStreamSynchronize"); }
+Error Stream::synchronize() const {
+  return check(api().cuStreamSynchronize(s_), "cuStreamSynchronize");
+}
 
 Expected<Event> Event::create() {
   auto d = driver();

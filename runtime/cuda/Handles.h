@@ -20,7 +20,6 @@
 
 namespace tessera::cuda {
 
-
 /// The retained primary context of one device.
 class Context {
 public:

@@ -13,10 +13,20 @@ using namespace tessera::cuda;
 
 namespace {
 
-#define TESSERA_NVRTC_FUNCS(X)                                                                  \
-  X(nvrtcGetErrorString) X(nvrtcVersion) X(nvrtcCreateProgram) X(nvrtcDestroyProgram)            \
-  X(nvrtcCompileProgram) X(nvrtcGetPTXSize) X(nvrtcGetPTX) X(nvrtcGetProgramLogSize)             \
-  X(nvrtcGetProgramLog) X(nvrtcAddNameExpression) X(nvrtcGetLoweredName)
+// clang-format off
+#define TESSERA_NVRTC_FUNCS(X) \
+  X(nvrtcGetErrorString) \
+  X(nvrtcVersion) \
+  X(nvrtcCreateProgram) \
+  X(nvrtcDestroyProgram) \
+  X(nvrtcCompileProgram) \
+  X(nvrtcGetPTXSize) \
+  X(nvrtcGetPTX) \
+  X(nvrtcGetProgramLogSize) \
+  X(nvrtcGetProgramLog) \
+  X(nvrtcAddNameExpression) \
+  X(nvrtcGetLoweredName)
+// clang-format on
 
 struct Api {
 #define TESSERA_NVRTC_DECLARE(n) decltype(&::n) n = nullptr;
@@ -36,7 +46,8 @@ const Api &api() {
       names.push_back(p);
     else {
       std::string home = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
-      names = {"libnvrtc.so.13", "libnvrtc.so", home + "/lib64/libnvrtc.so.13", home + "/lib64/libnvrtc.so"};
+      names = {"libnvrtc.so.13", "libnvrtc.so", home + "/lib64/libnvrtc.so.13",
+               home + "/lib64/libnvrtc.so"};
     }
     for (const std::string &n : names) {
       if (n.empty())
@@ -49,15 +60,16 @@ const Api &api() {
       std::string list;
       for (auto &t : tried)
         list += (list.empty() ? "" : ", ") + t;
-      a.error = "no NVRTC: cannot load " + (list.empty() ? std::string("libnvrtc (TESSERA_LIBNVRTC is empty)") : list) +
+      a.error = "no NVRTC: cannot load " +
+                (list.empty() ? std::string("libnvrtc (TESSERA_LIBNVRTC is empty)") : list) +
                 "; compiling the CUDA baselines needs the CUDA toolkit's NVRTC";
       return;
     }
-#define TESSERA_NVRTC_LOAD(n)                                                                   \
-  a.n = reinterpret_cast<decltype(a.n)>(dlsym(lib, #n));                                        \
-  if (!a.n) {                                                                                   \
-    a.error = "the NVRTC library lacks " #n;                                                     \
-    return;                                                                                     \
+#define TESSERA_NVRTC_LOAD(n)                                                                      \
+  a.n = reinterpret_cast<decltype(a.n)>(dlsym(lib, #n));                                           \
+  if (!a.n) {                                                                                      \
+    a.error = "the NVRTC library lacks " #n;                                                       \
+    return;                                                                                        \
   }
     TESSERA_NVRTC_FUNCS(TESSERA_NVRTC_LOAD)
 #undef TESSERA_NVRTC_LOAD
@@ -87,15 +99,17 @@ llvm::Expected<std::string> tessera::cuda::nvrtcVersion() {
 }
 
 llvm::Expected<NvrtcResult> tessera::cuda::compileCuda(llvm::StringRef source, llvm::StringRef name,
-                                                       llvm::StringRef arch, const std::vector<std::string> &options,
+                                                       llvm::StringRef arch,
+                                                       const std::vector<std::string> &options,
                                                        llvm::StringRef kernel) {
   const Api &a = api();
   if (!a.error.empty())
     return llvm::make_error<EnvironmentError>(a.error);
   std::string src = source.str(), file = name.str();
   nvrtcProgram prog = nullptr;
-  if (llvm::Error e = checkNvrtc(a.nvrtcCreateProgram(&prog, src.c_str(), file.c_str(), 0, nullptr, nullptr),
-                            "nvrtcCreateProgram(" + name + ")"))
+  if (llvm::Error e =
+          checkNvrtc(a.nvrtcCreateProgram(&prog, src.c_str(), file.c_str(), 0, nullptr, nullptr),
+                     "nvrtcCreateProgram(" + name + ")"))
     return std::move(e);
   struct Destroy {
     const Api &a;
@@ -104,9 +118,11 @@ llvm::Expected<NvrtcResult> tessera::cuda::compileCuda(llvm::StringRef source, l
   } guard{a, &prog};
   std::string k = kernel.str();
   if (!k.empty())
-    if (llvm::Error e = checkNvrtc(a.nvrtcAddNameExpression(prog, k.c_str()), "nvrtcAddNameExpression(" + kernel + ")"))
+    if (llvm::Error e = checkNvrtc(a.nvrtcAddNameExpression(prog, k.c_str()),
+                                   "nvrtcAddNameExpression(" + kernel + ")"))
       return std::move(e);
-  std::vector<std::string> opts = {"--gpu-architecture=" + arch.str(), "-std=c++17", "--use_fast_math"};
+  std::vector<std::string> opts = {"--gpu-architecture=" + arch.str(), "-std=c++17",
+                                   "--use_fast_math"};
   opts.insert(opts.end(), options.begin(), options.end());
   std::vector<const char *> argv;
   for (auto &o : opts)
@@ -133,7 +149,8 @@ llvm::Expected<NvrtcResult> tessera::cuda::compileCuda(llvm::StringRef source, l
     out.ptx.pop_back();
   if (!k.empty()) {
     const char *lowered = nullptr;
-    if (llvm::Error e = checkNvrtc(a.nvrtcGetLoweredName(prog, k.c_str(), &lowered), "nvrtcGetLoweredName(" + kernel + ")"))
+    if (llvm::Error e = checkNvrtc(a.nvrtcGetLoweredName(prog, k.c_str(), &lowered),
+                                   "nvrtcGetLoweredName(" + kernel + ")"))
       return std::move(e);
     out.lowered = lowered;
   }

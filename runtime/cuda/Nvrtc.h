@@ -26,7 +26,8 @@ struct NvrtcResult {
 /// Compiles CUDA C++ `source` (named `name` in diagnostics) to PTX for
 /// `arch` (e.g. sm_90a), with `options` added; `kernel`, when given, is an
 /// extern "C" or C++ kernel name whose lowered name is returned.
-llvm::Expected<NvrtcResult> compileCuda(llvm::StringRef source, llvm::StringRef name, llvm::StringRef arch,
+llvm::Expected<NvrtcResult> compileCuda(llvm::StringRef source, llvm::StringRef name,
+                                        llvm::StringRef arch,
                                         const std::vector<std::string> &options = {},
                                         llvm::StringRef kernel = "");
 

@@ -28,10 +28,11 @@ void Binding::finish() {
     pointers[i] = &slots[i];
 }
 
-llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig, llvm::ArrayRef<Arg> args) {
+llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
+                                                    llvm::ArrayRef<Arg> args) {
   if (args.size() != sig.params.size())
-    return err("kernel '" + sig.name + "' takes " + llvm::Twine(sig.params.size()) + " arguments, got " +
-               llvm::Twine(args.size()));
+    return err("kernel '" + sig.name + "' takes " + llvm::Twine(sig.params.size()) +
+               " arguments, got " + llvm::Twine(args.size()));
   Binding b;
   // Bind: check every argument, gather the dims, decide the alignment variant.
   std::map<std::string, std::string> dimSource;
@@ -40,10 +41,11 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig, 
     if (p.isTensor) {
       const TensorArg *t = std::get_if<TensorArg>(&args[i]);
       if (!t)
-        return err("argument '" + p.name + "' of '" + sig.name + "' is a tensor<" + dtypeName(p.dtype) +
-                   ">, got a scalar");
+        return err("argument '" + p.name + "' of '" + sig.name + "' is a tensor<" +
+                   dtypeName(p.dtype) + ">, got a scalar");
       if (t->dtype != p.dtype)
-        return err("argument '" + p.name + "' must hold " + dtypeName(p.dtype) + ", got " + dtypeName(t->dtype));
+        return err("argument '" + p.name + "' must hold " + dtypeName(p.dtype) + ", got " +
+                   dtypeName(t->dtype));
       size_t r = p.dims.size();
       if (t->shape.size() != r)
         return err("argument '" + p.name + "' must have rank " + llvm::Twine(r) + ", got rank " +
@@ -59,18 +61,19 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig, 
       for (size_t d = 0; d < r; ++d) {
         int64_t e = t->shape[d];
         if (e < 0 || e > INT32_MAX)
-          return err("argument '" + p.name + "' has extent " + llvm::Twine(e) + " on axis " + llvm::Twine(d) +
-                     "; extents must be in [0, 2^31)");
+          return err("argument '" + p.name + "' has extent " + llvm::Twine(e) + " on axis " +
+                     llvm::Twine(d) + "; extents must be in [0, 2^31)");
         if (p.dims[d].empty()) {
           if (e != p.literal[d])
-            return err("argument '" + p.name + "' must have extent " + llvm::Twine(p.literal[d]) + " on axis " +
-                       llvm::Twine(d) + ", got " + llvm::Twine(e));
+            return err("argument '" + p.name + "' must have extent " + llvm::Twine(p.literal[d]) +
+                       " on axis " + llvm::Twine(d) + ", got " + llvm::Twine(e));
           continue;
         }
         auto [it, inserted] = b.dims.emplace(p.dims[d], e);
         if (!inserted && it->second != e)
-          return err("dim " + p.dims[d] + " is " + llvm::Twine(it->second) + " in " + dimSource[p.dims[d]] +
-                     " but " + llvm::Twine(e) + " in " + p.name + "; the tensors must agree");
+          return err("dim " + p.dims[d] + " is " + llvm::Twine(it->second) + " in " +
+                     dimSource[p.dims[d]] + " but " + llvm::Twine(e) + " in " + p.name +
+                     "; the tensors must agree");
         if (inserted)
           dimSource[p.dims[d]] = p.name;
       }
@@ -93,9 +96,15 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig, 
                  " scalar, got a tensor");
     double v = s->value;
     switch (p.dtype) {
-    case DType::F32: b.push<float>((float)v); break;
-    case DType::F16: b.push<uint16_t>(toHalfBits(v, llvm::APFloat::IEEEhalf())); break;
-    case DType::BF16: b.push<uint16_t>(toHalfBits(v, llvm::APFloat::BFloat())); break;
+    case DType::F32:
+      b.push<float>((float)v);
+      break;
+    case DType::F16:
+      b.push<uint16_t>(toHalfBits(v, llvm::APFloat::IEEEhalf()));
+      break;
+    case DType::BF16:
+      b.push<uint16_t>(toHalfBits(v, llvm::APFloat::BFloat()));
+      break;
     case DType::Bool:
       if (v != 0 && v != 1)
         return err("argument '" + p.name + "' is a bool: pass 0 or 1, got " + std::to_string(v));
@@ -104,8 +113,8 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig, 
     case DType::I32:
     case DType::I64: {
       if (v != std::floor(v) || (p.dtype == DType::I32 && (v < INT32_MIN || v > INT32_MAX)))
-        return err("argument '" + p.name + "' is a " + dtypeName(p.dtype) + ": " + std::to_string(v) +
-                   " is not one");
+        return err("argument '" + p.name + "' is a " + dtypeName(p.dtype) + ": " +
+                   std::to_string(v) + " is not one");
       int64_t iv = (int64_t)v;
       if (p.dtype == DType::I32)
         b.push<int32_t>((int32_t)iv);

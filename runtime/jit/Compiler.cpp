@@ -52,11 +52,13 @@ std::string tessera::jit::compilerVersion() {
 llvm::Expected<std::shared_ptr<Program>> Program::fromFile(llvm::StringRef path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buf)
-    return llvm::createStringError(buf.getError(), "cannot read " + path + ": " + buf.getError().message());
+    return llvm::createStringError(buf.getError(),
+                                   "cannot read " + path + ": " + buf.getError().message());
   return fromSource(path, (*buf)->getBuffer());
 }
 
-llvm::Expected<std::shared_ptr<Program>> Program::fromSource(llvm::StringRef name, llvm::StringRef text) {
+llvm::Expected<std::shared_ptr<Program>> Program::fromSource(llvm::StringRef name,
+                                                             llvm::StringRef text) {
   auto p = std::shared_ptr<Program>(new Program());
   p->file_ = std::make_unique<SourceFile>(name.str(), text.str());
   DiagnosticEngine diags(*p->file_);
@@ -112,8 +114,8 @@ namespace {
 
 /// Integer values of the grid region: tile.dim of the arguments, integer
 /// scalars, constants and arith on them, with i32 wrap-around.
-llvm::Expected<std::array<int64_t, 3>> evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig,
-                                                    const CompileRequest &req) {
+llvm::Expected<std::array<int64_t, 3>>
+evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig, const CompileRequest &req) {
   mlir::Region &region = kernel.getGrid();
   if (region.empty())
     return std::array<int64_t, 3>{1, 1, 1};
@@ -159,7 +161,8 @@ llvm::Expected<std::array<int64_t, 3>> evaluateGrid(tile::KernelOp kernel, const
       return g;
     }
     if (op.getNumResults() != 1)
-      return err("the grid clause uses " + op.getName().getStringRef() + ", which the host cannot evaluate");
+      return err("the grid clause uses " + op.getName().getStringRef() +
+                 ", which the host cannot evaluate");
     int64_t r;
     if (auto d = llvm::dyn_cast<tile::DimOp>(op)) {
       auto arg = llvm::dyn_cast<mlir::BlockArgument>(d.getTensor());
@@ -184,11 +187,14 @@ llvm::Expected<std::array<int64_t, 3>> evaluateGrid(tile::KernelOp kernel, const
       }
       llvm::StringRef n = op.getName().getStringRef();
       auto div0 = [&]() { return err("the grid clause divides by zero for these sizes"); };
-      if (n == "arith.addi") r = a[0] + a[1];
-      else if (n == "arith.subi") r = a[0] - a[1];
-      else if (n == "arith.muli") r = a[0] * a[1];
-      else if (n == "arith.divsi" || n == "arith.divui" || n == "arith.ceildivsi" || n == "arith.floordivsi" ||
-               n == "arith.remsi" || n == "arith.remui") {
+      if (n == "arith.addi")
+        r = a[0] + a[1];
+      else if (n == "arith.subi")
+        r = a[0] - a[1];
+      else if (n == "arith.muli")
+        r = a[0] * a[1];
+      else if (n == "arith.divsi" || n == "arith.divui" || n == "arith.ceildivsi" ||
+               n == "arith.floordivsi" || n == "arith.remsi" || n == "arith.remui") {
         if (a[1] == 0)
           return div0();
         if (n == "arith.ceildivsi")
@@ -199,25 +205,49 @@ llvm::Expected<std::array<int64_t, 3>> evaluateGrid(tile::KernelOp kernel, const
           r = a[0] % a[1];
         else
           r = a[0] / a[1];
-      } else if (n == "arith.minsi" || n == "arith.minui") r = std::min(a[0], a[1]);
-      else if (n == "arith.maxsi" || n == "arith.maxui") r = std::max(a[0], a[1]);
-      else if (n == "arith.andi") r = a[0] & a[1];
-      else if (n == "arith.ori") r = a[0] | a[1];
-      else if (n == "arith.xori") r = a[0] ^ a[1];
-      else if (n == "arith.shli") r = a[0] << (a[1] & 31);
-      else if (n == "arith.shrsi") r = a[0] >> (a[1] & 31);
-      else if (n == "arith.select") r = a[0] ? a[1] : a[2];
-      else if (n == "arith.extsi" || n == "arith.extui" || n == "arith.trunci" || n == "arith.index_cast")
+      } else if (n == "arith.minsi" || n == "arith.minui")
+        r = std::min(a[0], a[1]);
+      else if (n == "arith.maxsi" || n == "arith.maxui")
+        r = std::max(a[0], a[1]);
+      else if (n == "arith.andi")
+        r = a[0] & a[1];
+      else if (n == "arith.ori")
+        r = a[0] | a[1];
+      else if (n == "arith.xori")
+        r = a[0] ^ a[1];
+      else if (n == "arith.shli")
+        r = a[0] << (a[1] & 31);
+      else if (n == "arith.shrsi")
+        r = a[0] >> (a[1] & 31);
+      else if (n == "arith.select")
+        r = a[0] ? a[1] : a[2];
+      else if (n == "arith.extsi" || n == "arith.extui" || n == "arith.trunci" ||
+               n == "arith.index_cast")
         r = a[0];
       else if (auto cmp = llvm::dyn_cast<mlir::arith::CmpIOp>(op)) {
         using P = mlir::arith::CmpIPredicate;
         switch (cmp.getPredicate()) {
-        case P::eq: r = a[0] == a[1]; break;
-        case P::ne: r = a[0] != a[1]; break;
-        case P::slt: case P::ult: r = a[0] < a[1]; break;
-        case P::sle: case P::ule: r = a[0] <= a[1]; break;
-        case P::sgt: case P::ugt: r = a[0] > a[1]; break;
-        default: r = a[0] >= a[1]; break;
+        case P::eq:
+          r = a[0] == a[1];
+          break;
+        case P::ne:
+          r = a[0] != a[1];
+          break;
+        case P::slt:
+        case P::ult:
+          r = a[0] < a[1];
+          break;
+        case P::sle:
+        case P::ule:
+          r = a[0] <= a[1];
+          break;
+        case P::sgt:
+        case P::ugt:
+          r = a[0] > a[1];
+          break;
+        default:
+          r = a[0] >= a[1];
+          break;
         }
       } else {
         return err("the grid clause uses " + n + ", which the host cannot evaluate");
@@ -255,9 +285,9 @@ Compiler::~Compiler() = default;
 
 namespace {
 /// The frontend's specialized tile IR for one kernel.
-llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> specialize(const Program &program, const KernelSignature &sig,
-                                                             const CompileRequest &req, mlir::MLIRContext &ctx,
-                                                             tile::KernelOp &kernel) {
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+specialize(const Program &program, const KernelSignature &sig, const CompileRequest &req,
+           mlir::MLIRContext &ctx, tile::KernelOp &kernel) {
   DiagnosticEngine diags(program.file());
   FrontendOptions fo;
   fo.kernel = sig.name;
@@ -290,9 +320,9 @@ llvm::Error Compiler::inspect(const Program &program, const CompileRequest &req,
   return fn(kernel);
 }
 
-llvm::Expected<std::array<int64_t, 3>> Compiler::interpret(const Program &program, const CompileRequest &req,
-                                                           llvm::ArrayRef<interp::Arg> args, unsigned threads,
-                                                           llvm::raw_ostream *out) {
+llvm::Expected<std::array<int64_t, 3>>
+Compiler::interpret(const Program &program, const CompileRequest &req,
+                    llvm::ArrayRef<interp::Arg> args, unsigned threads, llvm::raw_ostream *out) {
   auto sig = program.kernel(req.kernel);
   if (!sig)
     return sig.takeError();
@@ -317,7 +347,8 @@ llvm::Expected<std::array<int64_t, 3>> Compiler::interpret(const Program &progra
   return grid;
 }
 
-llvm::Expected<CompiledKernel> Compiler::compile(const Program &program, const CompileRequest &req) {
+llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
+                                                 const CompileRequest &req) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto start = std::chrono::steady_clock::now();
   auto sig = program.kernel(req.kernel);
@@ -338,14 +369,16 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program, const C
   if (auto w = kernel->getAttrOfType<mlir::IntegerAttr>("tile.num_warps"))
     out.numWarps = w.getInt();
   // The key: everything the PTX depends on.
-  std::string keyText = compilerVersion() + "\nsource " + sha256Hex(program.file().text()) + "\nkernel " +
-                        sig->name + "\nparams " + attrText(kernel->getAttr("tile.params")) + "\ndims " +
-                        attrText(kernel->getAttr("tile.specialized_dims")) + "\naligned " +
-                        (req.aligned ? "1" : "0") + "\narch " + req.arch + "\nO" +
-                        std::to_string(req.optLevel) + "\ndriver " + std::to_string(req.driverVersion);
+  std::string keyText =
+      compilerVersion() + "\nsource " + sha256Hex(program.file().text()) + "\nkernel " + sig->name +
+      "\nparams " + attrText(kernel->getAttr("tile.params")) + "\ndims " +
+      attrText(kernel->getAttr("tile.specialized_dims")) + "\naligned " +
+      (req.aligned ? "1" : "0") + "\narch " + req.arch + "\nO" + std::to_string(req.optLevel) +
+      "\ndriver " + std::to_string(req.driverVersion);
   out.key = sha256Hex(keyText).substr(0, 40);
   auto finish = [&] {
-    out.compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    out.compileMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   };
   if (cache_)
     if (std::optional<CacheEntry> hit = cache_->load(out.key)) {

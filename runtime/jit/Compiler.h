@@ -64,7 +64,8 @@ class Program {
 public:
   /// Reads and parses `path`; syntax errors are rendered into the error.
   static llvm::Expected<std::shared_ptr<Program>> fromFile(llvm::StringRef path);
-  static llvm::Expected<std::shared_ptr<Program>> fromSource(llvm::StringRef name, llvm::StringRef text);
+  static llvm::Expected<std::shared_ptr<Program>> fromSource(llvm::StringRef name,
+                                                             llvm::StringRef text);
 
   const SourceFile &file() const { return *file_; }
   const std::vector<KernelSignature> &kernels() const { return kernels_; }
@@ -109,9 +110,10 @@ public:
                       llvm::function_ref<llvm::Error(mlir::tile::KernelOp)> fn);
   /// Runs the specialization `req` describes in the CPU interpreter on host
   /// tensors; returns the grid it ran. Faults are rendered like compile errors.
-  llvm::Expected<std::array<int64_t, 3>> interpret(const Program &program, const CompileRequest &req,
-                                                   llvm::ArrayRef<interp::Arg> args, unsigned threads,
-                                                   llvm::raw_ostream *out);
+  llvm::Expected<std::array<int64_t, 3>> interpret(const Program &program,
+                                                   const CompileRequest &req,
+                                                   llvm::ArrayRef<interp::Arg> args,
+                                                   unsigned threads, llvm::raw_ostream *out);
 
 private:
   std::unique_ptr<mlir::MLIRContext> ctx_;

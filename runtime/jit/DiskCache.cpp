@@ -83,22 +83,26 @@ std::optional<CacheEntry> DiskCache::load(llvm::StringRef key) const {
 
 llvm::Error DiskCache::store(llvm::StringRef key, const CacheEntry &e) const {
   if (auto ec = llvm::sys::fs::create_directories(dir_))
-    return llvm::createStringError(ec, "cannot create the kernel cache " + dir_ + ": " + ec.message());
+    return llvm::createStringError(ec,
+                                   "cannot create the kernel cache " + dir_ + ": " + ec.message());
   llvm::SmallString<256> tmp;
   int fd;
   llvm::SmallString<256> model(dir_);
   llvm::sys::path::append(model, key + "-%%%%%%%%.tmp");
   if (auto ec = llvm::sys::fs::createUniqueFile(model, fd, tmp))
-    return llvm::createStringError(ec, "cannot write to the kernel cache " + dir_ + ": " + ec.message());
+    return llvm::createStringError(ec, "cannot write to the kernel cache " + dir_ + ": " +
+                                           ec.message());
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << kMagic << "\nkey " << key << "\nentry " << e.entry << "\nwarps " << e.numWarps << "\nshared "
-       << e.sharedBytes << "\nbytes " << e.ptx.size() << "\nsha256 " << sha256Hex(e.ptx) << "\n\n"
+    os << kMagic << "\nkey " << key << "\nentry " << e.entry << "\nwarps " << e.numWarps
+       << "\nshared " << e.sharedBytes << "\nbytes " << e.ptx.size() << "\nsha256 "
+       << sha256Hex(e.ptx) << "\n\n"
        << e.ptx;
     os.close();
     if (os.has_error()) {
       (void)llvm::sys::fs::remove(tmp);
-      return llvm::createStringError(os.error(), "cannot write " + tmp + ": " + os.error().message());
+      return llvm::createStringError(os.error(),
+                                     "cannot write " + tmp + ": " + os.error().message());
     }
   }
   if (auto ec = llvm::sys::fs::rename(tmp, pathOf(key))) {

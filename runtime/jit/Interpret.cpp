@@ -8,8 +8,10 @@
 using namespace tessera;
 using namespace tessera::jit;
 
-llvm::Expected<InterpretInfo> tessera::jit::interpret(const Program &program, llvm::StringRef kernel,
-                                                      llvm::ArrayRef<HostArg> args, const InterpretOptions &opts) {
+llvm::Expected<InterpretInfo> tessera::jit::interpret(const Program &program,
+                                                      llvm::StringRef kernel,
+                                                      llvm::ArrayRef<HostArg> args,
+                                                      const InterpretOptions &opts) {
   auto start = std::chrono::steady_clock::now();
   auto sig = program.kernel(kernel);
   if (!sig)
@@ -41,6 +43,7 @@ llvm::Expected<InterpretInfo> tessera::jit::interpret(const Program &program, ll
     return grid.takeError();
   InterpretInfo info;
   info.grid = *grid;
-  info.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  info.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return info;
 }

@@ -34,7 +34,8 @@ struct InterpretInfo {
   double ms = 0; // frontend and interpretation
 };
 
-llvm::Expected<InterpretInfo> interpret(const Program &program, llvm::StringRef kernel, llvm::ArrayRef<HostArg> args,
+llvm::Expected<InterpretInfo> interpret(const Program &program, llvm::StringRef kernel,
+                                        llvm::ArrayRef<HostArg> args,
                                         const InterpretOptions &opts = {});
 
 } // namespace tessera::jit

@@ -28,11 +28,13 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &o
     return arch.takeError();
   std::unique_ptr<DiskCache> disk;
   if (opts.cacheDir != "off")
-    disk = std::make_unique<DiskCache>(opts.cacheDir.empty() ? DiskCache::defaultDirectory() : opts.cacheDir);
+    disk = std::make_unique<DiskCache>(opts.cacheDir.empty() ? DiskCache::defaultDirectory()
+                                                             : opts.cacheDir);
   auto name = ctx->name();
   if (!name)
     return name.takeError();
-  auto rt = std::unique_ptr<Runtime>(new Runtime(std::move(*ctx), *arch, std::move(disk), opts.optLevel));
+  auto rt =
+      std::unique_ptr<Runtime>(new Runtime(std::move(*ctx), *arch, std::move(disk), opts.optLevel));
   const char *noTuning = getenv("TESSERA_NO_TUNING");
   if (opts.tuningDB != "off" && !(noTuning && *noTuning && std::string(noTuning) != "0"))
     rt->tuningDB_ = opts.tuningDB.empty() ? autotune::TuneDB::defaultPath() : opts.tuningDB;
@@ -55,7 +57,11 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   // The launch signature: one lookup on repeat launches.
   std::string sigKey;
   sigKey.reserve(128);
-  sigKey.append(std::to_string((uintptr_t)&program)).append(1, '|').append(sig.name).append(aligned ? "|a" : "|u").append(opts.useTuned ? "t" : "");
+  sigKey.append(std::to_string((uintptr_t)&program))
+      .append(1, '|')
+      .append(sig.name)
+      .append(aligned ? "|a" : "|u")
+      .append(opts.useTuned ? "t" : "");
   for (auto &[n, v] : opts.params)
     sigKey.append(1, '|').append(n).append(1, '=').append(std::to_string(v));
   sigKey.append(1, '#');
@@ -110,7 +116,8 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
           return cubin.takeError();
         image = std::move(*cubin);
         if (disk_)
-          if (llvm::Error e = disk_->store(cubinKey, CacheEntry{ck->entry, image, ck->numWarps, ck->sharedBytes}))
+          if (llvm::Error e = disk_->store(
+                  cubinKey, CacheEntry{ck->entry, image, ck->numWarps, ck->sharedBytes}))
             llvm::consumeError(std::move(e));
       } else {
         info.cubinFromDisk = true;
@@ -123,13 +130,16 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
         return fn.takeError();
       if (ck->sharedBytes > 48 * 1024) {
         const cuda::DriverAPI &api = *cuda::driver();
-        if (llvm::Error e = cuda::check(api.cuFuncSetAttribute(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                                (int)ck->sharedBytes),
-                                        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"))
+        if (llvm::Error e = cuda::check(
+                api.cuFuncSetAttribute(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                       (int)ck->sharedBytes),
+                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"))
           return std::move(e);
       }
-      info.loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      slot = std::make_unique<Loaded>(Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes, ck->key});
+      info.loadMs =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      slot = std::make_unique<Loaded>(
+          Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes, ck->key});
     }
     found = prepared_.emplace(sigKey, Prepared{slot.get(), ck->grid, info.tuned}).first;
   }
@@ -143,14 +153,16 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
     if (g <= 0)
       return info; // no programs: nothing to launch
     if (g > INT32_MAX)
-      return err("the grid clause of '" + sig.name + "' gives " + llvm::Twine(g) + " programs on one axis");
+      return err("the grid clause of '" + sig.name + "' gives " + llvm::Twine(g) +
+                 " programs on one axis");
   }
   const cuda::DriverAPI &api = *cuda::driver();
-  if (llvm::Error e = cuda::check(api.cuLaunchKernel(prep.loaded->fn, (unsigned)prep.grid[0], (unsigned)prep.grid[1],
-                                                     (unsigned)prep.grid[2], info.threads, 1, 1,
-                                                     (unsigned)prep.loaded->sharedBytes, opts.stream,
-                                                     bound->pointers.data(), nullptr),
-                                  "cuLaunchKernel(" + sig.name + ")"))
+  if (llvm::Error e =
+          cuda::check(api.cuLaunchKernel(prep.loaded->fn, (unsigned)prep.grid[0],
+                                         (unsigned)prep.grid[1], (unsigned)prep.grid[2],
+                                         info.threads, 1, 1, (unsigned)prep.loaded->sharedBytes,
+                                         opts.stream, bound->pointers.data(), nullptr),
+                      "cuLaunchKernel(" + sig.name + ")"))
     return std::move(e);
   return info;
 }
@@ -162,14 +174,17 @@ llvm::Expected<Runtime::Resources> Runtime::resources(const std::string &key) co
   const cuda::DriverAPI &api = *cuda::driver();
   Resources r;
   CUfunction fn = it->second->fn;
-  if (llvm::Error e = cuda::check(api.cuFuncGetAttribute(&r.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, fn),
-                                  "cuFuncGetAttribute(NUM_REGS)"))
+  if (llvm::Error e =
+          cuda::check(api.cuFuncGetAttribute(&r.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, fn),
+                      "cuFuncGetAttribute(NUM_REGS)"))
     return std::move(e);
-  if (llvm::Error e = cuda::check(api.cuFuncGetAttribute(&r.localBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn),
-                                  "cuFuncGetAttribute(LOCAL_SIZE_BYTES)"))
+  if (llvm::Error e =
+          cuda::check(api.cuFuncGetAttribute(&r.localBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn),
+                      "cuFuncGetAttribute(LOCAL_SIZE_BYTES)"))
     return std::move(e);
-  if (llvm::Error e = cuda::check(api.cuFuncGetAttribute(&r.staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
-                                  "cuFuncGetAttribute(SHARED_SIZE_BYTES)"))
+  if (llvm::Error e = cuda::check(
+          api.cuFuncGetAttribute(&r.staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+          "cuFuncGetAttribute(SHARED_SIZE_BYTES)"))
     return std::move(e);
   return r;
 }

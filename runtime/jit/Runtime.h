@@ -24,7 +24,6 @@
 
 namespace tessera::jit {
 
-
 struct LaunchOptions {
   std::map<std::string, int64_t> params; // tune overrides
   CUstream stream = nullptr;
@@ -35,12 +34,12 @@ struct LaunchOptions {
 
 /// What one launch did.
 struct LaunchInfo {
-  bool compiled = false;  // this launch compiled (or loaded) the kernel
-  bool fromDisk = false;  // ... from the disk cache
+  bool compiled = false;      // this launch compiled (or loaded) the kernel
+  bool fromDisk = false;      // ... from the disk cache
   bool cubinFromDisk = false; // the driver's JIT output came from the disk cache
-  bool tuned = false;     // the tuning database chose the parameters (every launch of the signature)
-  double compileMs = 0;   // frontend + codegen, or frontend + disk read
-  double loadMs = 0;      // the driver's PTX JIT (cuLink) unless cached, and cuModuleLoadDataEx
+  bool tuned = false;   // the tuning database chose the parameters (every launch of the signature)
+  double compileMs = 0; // frontend + codegen, or frontend + disk read
+  double loadMs = 0;    // the driver's PTX JIT (cuLink) unless cached, and cuModuleLoadDataEx
   std::array<int64_t, 3> grid = {1, 1, 1};
   unsigned threads = 0;
   int64_t sharedBytes = 0;
@@ -62,8 +61,8 @@ public:
   /// Fails with a cuda::EnvironmentError without a driver or GPU.
   static llvm::Expected<std::unique_ptr<Runtime>> create(const RuntimeOptions &opts = {});
 
-  llvm::Expected<LaunchInfo> launch(const Program &program, llvm::StringRef kernel, llvm::ArrayRef<Arg> args,
-                                    const LaunchOptions &opts = {});
+  llvm::Expected<LaunchInfo> launch(const Program &program, llvm::StringRef kernel,
+                                    llvm::ArrayRef<Arg> args, const LaunchOptions &opts = {});
 
   const cuda::Context &context() const { return ctx_; }
   const std::string &arch() const { return arch_; }
@@ -92,8 +91,8 @@ private:
     bool tuned = false; // the tuning database chose the parameters
   };
   Runtime(cuda::Context ctx, std::string arch, std::unique_ptr<DiskCache> disk, unsigned optLevel)
-      : ctx_(std::move(ctx)), arch_(std::move(arch)), disk_(std::move(disk)), compiler_(disk_.get()),
-        optLevel_(optLevel) {}
+      : ctx_(std::move(ctx)), arch_(std::move(arch)), disk_(std::move(disk)),
+        compiler_(disk_.get()), optLevel_(optLevel) {}
 
   cuda::Context ctx_;
   std::string arch_;

@@ -13,22 +13,25 @@ std::vector<ProgramCase> tessera::testutil::programCases() {
   return all;
 }
 
-std::string tessera::testutil::closeTo(const std::string &what, const HostTensor &got, const std::vector<double> &want,
-                                       double atol, double rtol) {
+std::string tessera::testutil::closeTo(const std::string &what, const HostTensor &got,
+                                       const std::vector<double> &want, double atol, double rtol) {
   if (got.v.size() != want.size())
-    return what + ": " + std::to_string(got.v.size()) + " elements, want " + std::to_string(want.size());
+    return what + ": " + std::to_string(got.v.size()) + " elements, want " +
+           std::to_string(want.size());
   Compare c = compare(got, want, atol, rtol);
   if (c.bad == 0)
     return "";
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << what << ": " << c.bad << " of " << want.size() << " elements off; first at " << c.first << ": got "
-     << llvm::format("%.9g", c.gotFirst) << ", want " << llvm::format("%.9g", c.wantFirst) << " (max abs err "
-     << llvm::format("%.3g", c.maxAbs) << ", atol " << atol << ", rtol " << rtol << ")";
+  os << what << ": " << c.bad << " of " << want.size() << " elements off; first at " << c.first
+     << ": got " << llvm::format("%.9g", c.gotFirst) << ", want "
+     << llvm::format("%.9g", c.wantFirst) << " (max abs err " << llvm::format("%.3g", c.maxAbs)
+     << ", atol " << atol << ", rtol " << rtol << ")";
   return s;
 }
 
-const HostTensor &tessera::testutil::argTensor(const std::vector<CaseArg> &args, const std::string &name) {
+const HostTensor &tessera::testutil::argTensor(const std::vector<CaseArg> &args,
+                                               const std::string &name) {
   for (const CaseArg &a : args)
     if (a.name == name)
       return a.t;
@@ -43,8 +46,9 @@ double tessera::testutil::roundTo(DType d, double v) {
   return t.v[0];
 }
 
-std::vector<double> tessera::testutil::matmulRef(const HostTensor &a, const HostTensor &b, int64_t m, int64_t n,
-                                                 int64_t k, bool aT, bool bT) {
+std::vector<double> tessera::testutil::matmulRef(const HostTensor &a, const HostTensor &b,
+                                                 int64_t m, int64_t n, int64_t k, bool aT,
+                                                 bool bT) {
   std::vector<double> c(m * n, 0.0);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t kk = 0; kk < k; ++kk) {
@@ -55,8 +59,9 @@ std::vector<double> tessera::testutil::matmulRef(const HostTensor &a, const Host
   return c;
 }
 
-std::vector<double> tessera::testutil::attentionRef(const HostTensor &q, const HostTensor &k, const HostTensor &v,
-                                                    bool causal, double scale) {
+std::vector<double> tessera::testutil::attentionRef(const HostTensor &q, const HostTensor &k,
+                                                    const HostTensor &v, bool causal,
+                                                    double scale) {
   int64_t bh = q.shape[0] * q.shape[1], n = q.shape[2], d = q.shape[3];
   std::vector<double> o(bh * n * d, 0.0), s(n);
   for (int64_t z = 0; z < bh; ++z) {
@@ -95,8 +100,9 @@ std::vector<double> tessera::testutil::softmaxRef(const HostTensor &x, int64_t m
   return want;
 }
 
-std::vector<double> tessera::testutil::layernormRef(const HostTensor &x, const HostTensor &w, const HostTensor &b,
-                                                    int64_t m, int64_t n, double eps) {
+std::vector<double> tessera::testutil::layernormRef(const HostTensor &x, const HostTensor &w,
+                                                    const HostTensor &b, int64_t m, int64_t n,
+                                                    double eps) {
   std::vector<double> want(m * n);
   for (int64_t r = 0; r < m; ++r) {
     double mean = 0, var = 0;

@@ -49,32 +49,40 @@ inline void PrintTo(const ProgramCase &c, std::ostream *os) { *os << c.name; }
 std::vector<ProgramCase> programCases();
 std::vector<ProgramCase> exampleCases();
 std::vector<ProgramCase> testProgramCases();
-void addElementwiseCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // part of testProgramCases
+void addElementwiseCases(std::vector<ProgramCase> &out,
+                         std::mt19937 &rng); // part of testProgramCases
 
 /// "" when `got` is within atol + rtol * |want| everywhere, else a summary.
-std::string closeTo(const std::string &what, const HostTensor &got, const std::vector<double> &want, double atol,
-                    double rtol);
+std::string closeTo(const std::string &what, const HostTensor &got, const std::vector<double> &want,
+                    double atol, double rtol);
 /// The argument called `name`.
 const HostTensor &argTensor(const std::vector<CaseArg> &args, const std::string &name);
 
 // Builders.
-inline CaseArg in(std::string n, HostTensor t) { return CaseArg{std::move(n), Role::In, std::move(t)}; }
+inline CaseArg in(std::string n, HostTensor t) {
+  return CaseArg{std::move(n), Role::In, std::move(t)};
+}
 inline CaseArg output(std::string n, DType d, std::vector<int64_t> s) {
   return CaseArg{std::move(n), Role::Out, HostTensor(d, std::move(s))};
 }
-inline CaseArg inout(std::string n, HostTensor t) { return CaseArg{std::move(n), Role::InOut, std::move(t)}; }
-inline CaseArg scalar(std::string n, double v) { return CaseArg{std::move(n), Role::Scalar, {}, v}; }
-inline HostTensor rnd(std::mt19937 &rng, DType d, std::vector<int64_t> s, double lo = -1, double hi = 1) {
+inline CaseArg inout(std::string n, HostTensor t) {
+  return CaseArg{std::move(n), Role::InOut, std::move(t)};
+}
+inline CaseArg scalar(std::string n, double v) {
+  return CaseArg{std::move(n), Role::Scalar, {}, v};
+}
+inline HostTensor rnd(std::mt19937 &rng, DType d, std::vector<int64_t> s, double lo = -1,
+                      double hi = 1) {
   HostTensor t(d, std::move(s));
   t.random(rng, lo, hi);
   return t;
 }
 /// C = op(A) op(B) in float64; A is [m, k] ([k, m] when aT), B is [k, n] ([n, k] when bT).
-std::vector<double> matmulRef(const HostTensor &a, const HostTensor &b, int64_t m, int64_t n, int64_t k, bool aT,
-                              bool bT = false);
+std::vector<double> matmulRef(const HostTensor &a, const HostTensor &b, int64_t m, int64_t n,
+                              int64_t k, bool aT, bool bT = false);
 /// softmax(Q K^T * scale) V per (batch, head) over [B, H, N, D]; keys j <= i when causal.
-std::vector<double> attentionRef(const HostTensor &q, const HostTensor &k, const HostTensor &v, bool causal,
-                                 double scale);
+std::vector<double> attentionRef(const HostTensor &q, const HostTensor &k, const HostTensor &v,
+                                 bool causal, double scale);
 /// Marks arguments `idx` of `c` as bit-exact between the GPU and the interpreter.
 inline void exact(ProgramCase &c, std::initializer_list<int> idx) {
   for (int i : idx)
@@ -83,8 +91,8 @@ inline void exact(ProgramCase &c, std::initializer_list<int> idx) {
 /// Row softmax of an [m, n] tensor in float64.
 std::vector<double> softmaxRef(const HostTensor &x, int64_t m, int64_t n);
 /// LayerNorm over the rows of x [m, n] (biased variance) with weight w and bias b.
-std::vector<double> layernormRef(const HostTensor &x, const HostTensor &w, const HostTensor &b, int64_t m, int64_t n,
-                                 double eps);
+std::vector<double> layernormRef(const HostTensor &x, const HostTensor &w, const HostTensor &b,
+                                 int64_t m, int64_t n, double eps);
 /// Rounds a double to a dtype (nearest even), as a store would.
 double roundTo(DType d, double v);
 

@@ -23,8 +23,12 @@ void activations(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   {
     int64_t m = 50, n = 300;
     ProgramCase c{sz("clamp", m, n), "test/programs/clamp.tile"};
-    c.args = {in("x", rnd(rng, DType::F32, {m, n}, -8, 8)), output("y", DType::F32, {m, n}), output("z", DType::F32, {m, n}),
-              output("r6", DType::F32, {m, n}), scalar("lo", -0.3), scalar("hi", 0.6)};
+    c.args = {in("x", rnd(rng, DType::F32, {m, n}, -8, 8)),
+              output("y", DType::F32, {m, n}),
+              output("z", DType::F32, {m, n}),
+              output("r6", DType::F32, {m, n}),
+              scalar("lo", -0.3),
+              scalar("hi", 0.6)};
     exact(c, {1, 2, 3});
     c.check = [](const std::vector<CaseArg> &a) {
       const auto &x = a[0].t.v;
@@ -34,7 +38,8 @@ void activations(std::vector<ProgramCase> &out, std::mt19937 &rng) {
         z[i] = std::min(std::max(x[i], -1.0), 1.0);
         r6[i] = std::min(std::max(x[i], 0.0), 6.0);
       }
-      return closeTo("y", a[1].t, y, 0, 0) + closeTo("z", a[2].t, z, 0, 0) + closeTo("r6", a[3].t, r6, 0, 0);
+      return closeTo("y", a[1].t, y, 0, 0) + closeTo("z", a[2].t, z, 0, 0) +
+             closeTo("r6", a[3].t, r6, 0, 0);
     };
     out.push_back(std::move(c));
   }
@@ -45,7 +50,8 @@ void activations(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     c.check = [](const std::vector<CaseArg> &a) {
       std::vector<double> want;
       for (double v : a[0].t.v)
-        want.push_back(0.5 * v * (1 + std::tanh(std::sqrt(2.0 / 3.14159265) * (v + 0.044715 * v * v * v))));
+        want.push_back(0.5 * v *
+                       (1 + std::tanh(std::sqrt(2.0 / 3.14159265) * (v + 0.044715 * v * v * v))));
       return closeTo("y", a[1].t, want, 1e-2, 8e-3);
     };
     out.push_back(std::move(c));
@@ -53,7 +59,8 @@ void activations(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   {
     int64_t m = 50, n = 150;
     ProgramCase c{sz("swish_f16", m, n), "test/programs/swish.tile", "swish"};
-    c.args = {in("x", rnd(rng, DType::F16, {m, n}, -5, 5)), output("y", DType::F16, {m, n}), scalar("beta", 1.25)};
+    c.args = {in("x", rnd(rng, DType::F16, {m, n}, -5, 5)), output("y", DType::F16, {m, n}),
+              scalar("beta", 1.25)};
     c.check = [](const std::vector<CaseArg> &a) {
       std::vector<double> want;
       for (double v : a[0].t.v)
@@ -78,8 +85,8 @@ void activations(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   {
     int64_t n = 5000;
     ProgramCase c{sz("scaled_residual_bf16", n), "test/programs/scaled_residual.tile"};
-    c.args = {in("x", rnd(rng, DType::BF16, {n})), in("r", rnd(rng, DType::BF16, {n})), output("y", DType::BF16, {n}),
-              scalar("alpha", 0.3), scalar("gamma", 1.7)};
+    c.args = {in("x", rnd(rng, DType::BF16, {n})), in("r", rnd(rng, DType::BF16, {n})),
+              output("y", DType::BF16, {n}), scalar("alpha", 0.3), scalar("gamma", 1.7)};
     exact(c, {2}); // per-op bf16 rounding, no fused multiply-add (seen on the H200)
     c.check = [n](const std::vector<CaseArg> &a) {
       auto b = [](double v) { return roundTo(DType::BF16, v); };
@@ -100,8 +107,8 @@ void integers(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   {
     int64_t n = 3000;
     ProgramCase c{sz("quantize", n), "test/programs/quantize.tile", "quantize"};
-    c.args = {in("x", rnd(rng, DType::F32, {n}, -3, 3)), output("q", DType::I32, {n}), scalar("inv_scale", 40),
-              scalar("qmax", 100)};
+    c.args = {in("x", rnd(rng, DType::F32, {n}, -3, 3)), output("q", DType::I32, {n}),
+              scalar("inv_scale", 40), scalar("qmax", 100)};
     exact(c, {1});
     c.check = [n](const std::vector<CaseArg> &a) {
       std::vector<double> want(n);
@@ -117,7 +124,8 @@ void integers(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   {
     int64_t n = 3000;
     ProgramCase c{sz("dequantize", n), "test/programs/quantize.tile", "dequantize"};
-    c.args = {in("q", rnd(rng, DType::I32, {n}, -128, 128)), output("y", DType::F16, {n}), scalar("scale", 0.0625)};
+    c.args = {in("q", rnd(rng, DType::I32, {n}, -128, 128)), output("y", DType::F16, {n}),
+              scalar("scale", 0.0625)};
     exact(c, {1});
     c.check = [n](const std::vector<CaseArg> &a) {
       std::vector<double> want(n);
@@ -130,9 +138,15 @@ void integers(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   {
     int64_t l = 3001;
     ProgramCase c{sz("index_math", l), "test/programs/index_math.tile"};
-    c.args = {output("rows", DType::I32, {l}), output("cols_out", DType::I32, {l}), output("dist", DType::I32, {l}),
-              output("key", DType::I64, {l}), output("wrapped", DType::I32, {l}), scalar("cols", 37),
-              scalar("stride", 1000), scalar("offset", 5e9), scalar("shift", 50)};
+    c.args = {output("rows", DType::I32, {l}),
+              output("cols_out", DType::I32, {l}),
+              output("dist", DType::I32, {l}),
+              output("key", DType::I64, {l}),
+              output("wrapped", DType::I32, {l}),
+              scalar("cols", 37),
+              scalar("stride", 1000),
+              scalar("offset", 5e9),
+              scalar("shift", 50)};
     exact(c, {0, 1, 2, 3, 4});
     c.check = [l](const std::vector<CaseArg> &a) {
       std::vector<double> r(l), cc(l), d(l), k(l), w(l);
@@ -144,15 +158,19 @@ void integers(std::vector<ProgramCase> &out, std::mt19937 &rng) {
         w[f] = ((f - 50) % 37 + 37) % 37;
       }
       return closeTo("rows", a[0].t, r, 0, 0) + closeTo("cols_out", a[1].t, cc, 0, 0) +
-             closeTo("dist", a[2].t, d, 0, 0) + closeTo("key", a[3].t, k, 0, 0) + closeTo("wrapped", a[4].t, w, 0, 0);
+             closeTo("dist", a[2].t, d, 0, 0) + closeTo("key", a[3].t, k, 0, 0) +
+             closeTo("wrapped", a[4].t, w, 0, 0);
     };
     out.push_back(std::move(c));
   }
   {
     int64_t t = 37, v = 50, d = 100, p = 7;
     ProgramCase c{"embedding_t37_v50_d100", "test/programs/embedding.tile"};
-    c.args = {in("ids", rnd(rng, DType::I64, {t}, -3, 55)), in("table", rnd(rng, DType::BF16, {v, d})),
-              in("pos", rnd(rng, DType::BF16, {p, d})), output("out", DType::BF16, {t, d}), output("bad", DType::I32, {t}),
+    c.args = {in("ids", rnd(rng, DType::I64, {t}, -3, 55)),
+              in("table", rnd(rng, DType::BF16, {v, d})),
+              in("pos", rnd(rng, DType::BF16, {p, d})),
+              output("out", DType::BF16, {t, d}),
+              output("bad", DType::I32, {t}),
               scalar("scale", 0.5)};
     exact(c, {4});
     c.check = [=](const std::vector<CaseArg> &a) {
@@ -162,7 +180,8 @@ void integers(std::vector<ProgramCase> &out, std::mt19937 &rng) {
         bool ok = id >= 0 && id < v;
         bad[i] = !ok;
         for (int64_t j = 0; j < d; ++j)
-          o[i * d + j] = roundTo(DType::BF16, (ok ? a[1].t.v[id * d + j] * 0.5 : 0.0) + a[2].t.v[(i % p) * d + j]);
+          o[i * d + j] = roundTo(DType::BF16, (ok ? a[1].t.v[id * d + j] * 0.5 : 0.0) +
+                                                  a[2].t.v[(i % p) * d + j]);
       }
       return closeTo("out", a[3].t, o, 0, 8e-3) + closeTo("bad", a[4].t, bad, 0, 0);
     };
@@ -172,9 +191,11 @@ void integers(std::vector<ProgramCase> &out, std::mt19937 &rng) {
 
 void loops(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   for (int64_t n : {int64_t(100003), int64_t(5000)}) {
-    int64_t nb = (n + 1023) / 1024, ch = std::max<int64_t>(1, (nb + 63) / 64), g = (nb + ch - 1) / ch;
+    int64_t nb = (n + 1023) / 1024, ch = std::max<int64_t>(1, (nb + 63) / 64),
+            g = (nb + ch - 1) / ch;
     ProgramCase c{sz("dot_unrolled", n), "test/programs/dot_unrolled.tile"};
-    c.args = {in("x", rnd(rng, DType::F32, {n})), in("y", rnd(rng, DType::F32, {n})), output("out", DType::F32, {g})};
+    c.args = {in("x", rnd(rng, DType::F32, {n})), in("y", rnd(rng, DType::F32, {n})),
+              output("out", DType::F32, {g})};
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> want(g, 0.0);
       for (int64_t i = 0; i < n; ++i)
@@ -186,7 +207,8 @@ void loops(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   for (auto [n, p] : {std::pair<int64_t, int64_t>{10007, 4}, {5000, 3}}) {
     ProgramCase c{sz("grid_stride", n, p), "test/programs/grid_stride.tile"};
     HostTensor y0 = rnd(rng, DType::F32, {n});
-    c.args = {in("x", rnd(rng, DType::F32, {n})), inout("y", y0), output("partial", DType::F32, {p}), scalar("a", 1.5)};
+    c.args = {in("x", rnd(rng, DType::F32, {n})), inout("y", y0),
+              output("partial", DType::F32, {p}), scalar("a", 1.5)};
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> y(n), part(p, 0.0);
       for (int64_t i = 0; i < n; ++i) {
@@ -199,9 +221,10 @@ void loops(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   }
   for (bool absFirst : {true, false}) {
     int64_t m = absFirst ? 9 : 6, n = 100;
-    ProgramCase c{std::string("parity_branch_") + (absFirst ? "abs" : "noabs"), "test/programs/parity_branch.tile"};
-    c.args = {in("x", rnd(rng, DType::F32, {m, n})), output("y", DType::F32, {m, n}), scalar("even_scale", 2.5),
-              scalar("abs_first", absFirst)};
+    ProgramCase c{std::string("parity_branch_") + (absFirst ? "abs" : "noabs"),
+                  "test/programs/parity_branch.tile"};
+    c.args = {in("x", rnd(rng, DType::F32, {m, n})), output("y", DType::F32, {m, n}),
+              scalar("even_scale", 2.5), scalar("abs_first", absFirst)};
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> want(m * n);
       for (int64_t r = 0; r < m; ++r)
@@ -220,7 +243,8 @@ void loops(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     out.push_back(std::move(c));
   }
   for (bool flag : {true, false}) {
-    ProgramCase c{std::string("select_var_") + (flag ? "set" : "unset"), "test/programs/select_var.tile"};
+    ProgramCase c{std::string("select_var_") + (flag ? "set" : "unset"),
+                  "test/programs/select_var.tile"};
     HostTensor x0 = rnd(rng, DType::F32, {384});
     c.args = {inout("x", x0), scalar("flag", flag)};
     exact(c, {0});
@@ -252,20 +276,21 @@ void geometry(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     int64_t m = 20, n = 50;
     ProgramCase c{"pairwise_l1_m20_n50", "test/programs/pairwise_l1.tile"};
     c.args = {in("a", rnd(rng, DType::F32, {m, 16})), in("b", rnd(rng, DType::F32, {n, 16})),
-              output("d", DType::F32, {m, n}), output("near", DType::F32, {n}), output("far", DType::F32, {n})};
+              output("d", DType::F32, {m, n}), output("near", DType::F32, {n}),
+              output("far", DType::F32, {n})};
     for (int i : {2, 3, 4})
-    c.check = [=](const std::vector<CaseArg> &a) {
-      std::vector<double> d(m * n, 0.0), nr(n, INFINITY), fr(n, -INFINITY);
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          for (int f = 0; f < 16; ++f)
-            d[i * n + j] += std::fabs(a[0].t.v[i * 16 + f] - a[1].t.v[j * 16 + f]);
-          nr[j] = std::min(nr[j], d[i * n + j]);
-          fr[j] = std::max(fr[j], d[i * n + j]);
-        }
-      return closeTo("d", a[2].t, d, 1e-5, 1e-6) + closeTo("near", a[3].t, nr, 1e-5, 1e-6) +
-             closeTo("far", a[4].t, fr, 1e-5, 1e-6);
-    };
+      c.check = [=](const std::vector<CaseArg> &a) {
+        std::vector<double> d(m * n, 0.0), nr(n, INFINITY), fr(n, -INFINITY);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            for (int f = 0; f < 16; ++f)
+              d[i * n + j] += std::fabs(a[0].t.v[i * 16 + f] - a[1].t.v[j * 16 + f]);
+            nr[j] = std::min(nr[j], d[i * n + j]);
+            fr[j] = std::max(fr[j], d[i * n + j]);
+          }
+        return closeTo("d", a[2].t, d, 1e-5, 1e-6) + closeTo("near", a[3].t, nr, 1e-5, 1e-6) +
+               closeTo("far", a[4].t, fr, 1e-5, 1e-6);
+      };
     out.push_back(std::move(c));
   }
   {
@@ -280,12 +305,14 @@ void geometry(std::vector<ProgramCase> &out, std::mt19937 &rng) {
         std::vector<double> d(k, 0.0);
         for (int64_t q = 0; q < k; ++q) {
           for (int f = 0; f < 64; ++f)
-            d[q] += (a[0].t.v[i * 64 + f] - a[1].t.v[q * 64 + f]) * (a[0].t.v[i * 64 + f] - a[1].t.v[q * 64 + f]);
+            d[q] += (a[0].t.v[i * 64 + f] - a[1].t.v[q * 64 + f]) *
+                    (a[0].t.v[i * 64 + f] - a[1].t.v[q * 64 + f]);
           dmin[i] = std::min(dmin[i], d[q]);
         }
         double b = a[2].t.v[i];
         if (!(b >= 0 && b < k) || d[(int64_t)b] > dmin[i] + 4e-3)
-          bad = "best[" + std::to_string(i) + "] = " + std::to_string(b) + " is not a nearest centroid";
+          bad = "best[" + std::to_string(i) + "] = " + std::to_string(b) +
+                " is not a nearest centroid";
       }
       return bad + closeTo("best_d", a[3].t, dmin, 2e-3, 1e-4);
     };

@@ -22,7 +22,8 @@ std::string nameOf(const char *base, std::initializer_list<std::pair<const char 
 
 void vectorAdd(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t n) {
   ProgramCase c{nameOf("vector_add", {{"n", n}}), "examples/vector_add.tile"};
-  c.args = {in("x", rnd(rng, DType::F32, {n})), in("y", rnd(rng, DType::F32, {n})), output("z", DType::F32, {n})};
+  c.args = {in("x", rnd(rng, DType::F32, {n})), in("y", rnd(rng, DType::F32, {n})),
+            output("z", DType::F32, {n})};
   exact(c, {2});
   c.check = [n](const std::vector<CaseArg> &a) {
     std::vector<double> want(n);
@@ -45,7 +46,8 @@ void softmax(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int64_
 void layernorm(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int64_t n) {
   ProgramCase c{nameOf("layernorm", {{"m", m}, {"n", n}}), "examples/layernorm.tile"};
   c.args = {in("x", rnd(rng, DType::F32, {m, n}, -2, 3)), in("w", rnd(rng, DType::F32, {n})),
-            in("b", rnd(rng, DType::F32, {n})), output("y", DType::F32, {m, n}), scalar("eps", 1e-5)};
+            in("b", rnd(rng, DType::F32, {n})), output("y", DType::F32, {m, n}),
+            scalar("eps", 1e-5)};
   c.check = [m, n](const std::vector<CaseArg> &a) {
     return closeTo("y", a[3].t, layernormRef(a[0].t, a[1].t, a[2].t, m, n, 1e-5), 1e-4, 1e-4);
   };
@@ -71,21 +73,24 @@ void rmsnorm(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int64_
   out.push_back(std::move(c));
 }
 
-void matmul(std::vector<ProgramCase> &out, std::mt19937 &rng, bool tn, int64_t m, int64_t n, int64_t k) {
+void matmul(std::vector<ProgramCase> &out, std::mt19937 &rng, bool tn, int64_t m, int64_t n,
+            int64_t k) {
   ProgramCase c{nameOf(tn ? "matmul_tn" : "matmul", {{"m", m}, {"n", n}, {"k", k}}),
                 tn ? "examples/matmul_tn.tile" : "examples/matmul.tile"};
   c.args = {in("a", tn ? rnd(rng, DType::BF16, {k, m}) : rnd(rng, DType::BF16, {m, k})),
             in("b", rnd(rng, DType::BF16, {k, n})), output("c", DType::BF16, {m, n})};
   c.check = [=](const std::vector<CaseArg> &a) {
-    return closeTo("c", a[2].t, matmulRef(a[0].t, a[1].t, m, n, k, tn), 2e-3 * std::sqrt((double)k), 8e-3);
+    return closeTo("c", a[2].t, matmulRef(a[0].t, a[1].t, m, n, k, tn), 2e-3 * std::sqrt((double)k),
+                   8e-3);
   };
   out.push_back(std::move(c));
 }
 
-void attention(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal, int64_t b, int64_t h, int64_t n,
-               int64_t d) {
-  ProgramCase c{nameOf(causal ? "causal_attention" : "attention", {{"b", b}, {"h", h}, {"n", n}, {"d", d}}),
-                causal ? "examples/causal_attention.tile" : "examples/attention.tile"};
+void attention(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal, int64_t b, int64_t h,
+               int64_t n, int64_t d) {
+  ProgramCase c{
+      nameOf(causal ? "causal_attention" : "attention", {{"b", b}, {"h", h}, {"n", n}, {"d", d}}),
+      causal ? "examples/causal_attention.tile" : "examples/attention.tile"};
   std::vector<int64_t> s = {b, h, n, d};
   double scale = 1.0 / std::sqrt((double)d);
   c.args = {in("q", rnd(rng, DType::BF16, s, -2, 2)), in("k", rnd(rng, DType::BF16, s, -2, 2)),
@@ -110,7 +115,9 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   for (auto [m, n] : {std::pair<int64_t, int64_t>{257, 1000}, {16, 8192}})
     rmsnorm(out, rng, m, n);
   for (bool tn : {false, true})
-    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{512, 512, 512}, {300, 200, 130}, {128, 256, 64},
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{512, 512, 512},
+                           {300, 200, 130},
+                           {128, 256, 64},
                            {1, 8, 8}})
       matmul(out, rng, tn, m, n, k);
   attention(out, rng, false, 1, 2, 256, 64);

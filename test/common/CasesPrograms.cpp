@@ -46,13 +46,15 @@ void dots(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     out.push_back(std::move(c));
   }
   // Batched matmul, C = alpha A B + beta C in bf16.
-  for (auto [bt, m, n, k] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{3, 100, 70, 80}, {2, 128, 128, 64}}) {
-    ProgramCase c{"batched_matmul_b" + std::to_string(bt) + "_m" + std::to_string(m) + "_n" + std::to_string(n) +
-                      "_k" + std::to_string(k),
+  for (auto [bt, m, n, k] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t>{3, 100, 70, 80}, {2, 128, 128, 64}}) {
+    ProgramCase c{"batched_matmul_b" + std::to_string(bt) + "_m" + std::to_string(m) + "_n" +
+                      std::to_string(n) + "_k" + std::to_string(k),
                   P("test/programs/batched_matmul.tile")};
     HostTensor cold = rnd(rng, DType::BF16, {bt, m, n});
-    c.args = {in("a", rnd(rng, DType::BF16, {bt, m, k})), in("b", rnd(rng, DType::BF16, {bt, k, n})),
-              inout("c", cold), scalar("alpha", 0.7), scalar("beta", -0.4)};
+    c.args = {in("a", rnd(rng, DType::BF16, {bt, m, k})),
+              in("b", rnd(rng, DType::BF16, {bt, k, n})), inout("c", cold), scalar("alpha", 0.7),
+              scalar("beta", -0.4)};
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> want(bt * m * n);
       for (int64_t z = 0; z < bt; ++z) {
@@ -70,8 +72,8 @@ void dots(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   // Transposed f16 matmuls.
   for (bool tn : {true, false})
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{100, 72, 90}, {128, 128, 128}}) {
-      ProgramCase c{std::string(tn ? "matmul_tn_f16" : "matmul_nt_f16") + "_m" + std::to_string(m) + "_n" +
-                        std::to_string(n) + "_k" + std::to_string(k),
+      ProgramCase c{std::string(tn ? "matmul_tn_f16" : "matmul_nt_f16") + "_m" + std::to_string(m) +
+                        "_n" + std::to_string(n) + "_k" + std::to_string(k),
                     P("test/programs/matmul_transposed_f16.tile"), tn ? "matmul_tn" : "matmul_nt"};
       c.args = {in("a", tn ? rnd(rng, DType::F16, {k, m}) : rnd(rng, DType::F16, {m, k})),
                 in("b", tn ? rnd(rng, DType::F16, {k, n}) : rnd(rng, DType::F16, {n, k})),
@@ -83,11 +85,15 @@ void dots(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     }
   // Causal attention in f16, both modes.
   for (bool causal : {true, false}) {
-    ProgramCase c{std::string("causal_attention_f16_") + (causal ? "causal" : "full") + "_b2_h3_n200_d64",
+    ProgramCase c{std::string("causal_attention_f16_") + (causal ? "causal" : "full") +
+                      "_b2_h3_n200_d64",
                   P("test/programs/causal_attention_f16.tile")};
     std::vector<int64_t> s = {2, 3, 200, 64};
-    c.args = {in("q", rnd(rng, DType::F16, s, -2, 2)), in("k", rnd(rng, DType::F16, s, -2, 2)),
-              in("v", rnd(rng, DType::F16, s)), output("o", DType::F16, s), scalar("sm_scale", 0.125),
+    c.args = {in("q", rnd(rng, DType::F16, s, -2, 2)),
+              in("k", rnd(rng, DType::F16, s, -2, 2)),
+              in("v", rnd(rng, DType::F16, s)),
+              output("o", DType::F16, s),
+              scalar("sm_scale", 0.125),
               scalar("causal", causal)};
     c.check = [=](const std::vector<CaseArg> &a) {
       return closeTo("o", a[3].t, attentionRef(a[0].t, a[1].t, a[2].t, causal, 0.125), 3e-3, 3e-3);
@@ -100,7 +106,8 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   {
     int64_t m = 333, n = 200;
     ProgramCase c{"column_sum_m333_n200", P("test/programs/column_sum.tile")};
-    c.args = {in("x", rnd(rng, DType::F32, {m, n})), output("s", DType::F32, {n}), output("mean", DType::F32, {n})};
+    c.args = {in("x", rnd(rng, DType::F32, {m, n})), output("s", DType::F32, {n}),
+              output("mean", DType::F32, {n})};
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> s(n, 0.0), mean(n);
       for (int64_t i = 0; i < m; ++i)
@@ -116,7 +123,8 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     ProgramCase c{"layernorm_blocked_m" + std::to_string(m) + "_n" + std::to_string(n),
                   P("test/programs/layernorm.tile")};
     c.args = {in("x", rnd(rng, DType::F32, {m, n}, -2, 3)), in("w", rnd(rng, DType::F32, {n})),
-              in("b", rnd(rng, DType::F32, {n})), output("y", DType::F32, {m, n}), scalar("eps", 1e-5)};
+              in("b", rnd(rng, DType::F32, {n})), output("y", DType::F32, {m, n}),
+              scalar("eps", 1e-5)};
     c.check = [=](const std::vector<CaseArg> &a) {
       return closeTo("y", a[3].t, layernormRef(a[0].t, a[1].t, a[2].t, m, n, 1e-5), 1e-4, 1e-4);
     };
@@ -125,7 +133,8 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   {
     int64_t m = 33, n = 700;
     ProgramCase c{"log_softmax_m33_n700", P("test/programs/log_softmax.tile")};
-    c.args = {in("x", rnd(rng, DType::F32, {m, n}, -3, 3)), output("y", DType::F32, {m, n}), output("ent", DType::F32, {m})};
+    c.args = {in("x", rnd(rng, DType::F32, {m, n}, -3, 3)), output("y", DType::F32, {m, n}),
+              output("ent", DType::F32, {m})};
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> y(m * n), ent(m, 0.0);
       for (int64_t r = 0; r < m; ++r) {
@@ -145,7 +154,8 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     out.push_back(std::move(c));
   }
   for (auto [m, n] : {std::pair<int64_t, int64_t>{13, 3000}, {4, 1024}}) {
-    ProgramCase c{"rmsnorm_f16_m" + std::to_string(m) + "_n" + std::to_string(n), P("test/programs/rmsnorm.tile")};
+    ProgramCase c{"rmsnorm_f16_m" + std::to_string(m) + "_n" + std::to_string(n),
+                  P("test/programs/rmsnorm.tile")};
     c.args = {in("x", rnd(rng, DType::F16, {m, n}, -2, 2)), in("w", rnd(rng, DType::F16, {n})),
               output("y", DType::F16, {m, n}), scalar("eps", 1e-6)};
     c.check = [=](const std::vector<CaseArg> &a) {
@@ -164,8 +174,8 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   {
     int64_t m = 40, n = 1000;
     ProgramCase c{"row_max_min_m40_n1000", P("test/programs/row_max_min.tile")};
-    c.args = {in("x", rnd(rng, DType::F32, {m, n}, -5, 5)), output("mx", DType::F32, {m}), output("mn", DType::F32, {m}),
-              output("rng", DType::F32, {m})};
+    c.args = {in("x", rnd(rng, DType::F32, {m, n}, -5, 5)), output("mx", DType::F32, {m}),
+              output("mn", DType::F32, {m}), output("rng", DType::F32, {m})};
     exact(c, {1, 2, 3});
     c.check = [=](const std::vector<CaseArg> &a) {
       std::vector<double> hi(m, -INFINITY), lo(m, INFINITY), r(m);
@@ -176,7 +186,8 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
         }
         r[i] = (double)(float)(hi[i] - lo[i]);
       }
-      return closeTo("mx", a[1].t, hi, 0, 0) + closeTo("mn", a[2].t, lo, 0, 0) + closeTo("rng", a[3].t, r, 0, 0);
+      return closeTo("mx", a[1].t, hi, 0, 0) + closeTo("mn", a[2].t, lo, 0, 0) +
+             closeTo("rng", a[3].t, r, 0, 0);
     };
     out.push_back(std::move(c));
   }

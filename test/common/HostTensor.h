@@ -65,12 +65,35 @@ struct HostTensor {
     for (size_t i = 0; i < v.size(); ++i) {
       char *p = out.data() + i * dtypeBytes(dtype);
       switch (dtype) {
-      case DType::F32: { float f = (float)v[i]; std::memcpy(p, &f, 4); break; }
-      case DType::F16: { uint16_t h = halfBits(v[i], llvm::APFloat::IEEEhalf()); std::memcpy(p, &h, 2); break; }
-      case DType::BF16: { uint16_t h = halfBits(v[i], llvm::APFloat::BFloat()); std::memcpy(p, &h, 2); break; }
-      case DType::I32: { int32_t x = (int32_t)v[i]; std::memcpy(p, &x, 4); break; }
-      case DType::I64: { int64_t x = (int64_t)v[i]; std::memcpy(p, &x, 8); break; }
-      case DType::Bool: { *p = v[i] != 0; break; }
+      case DType::F32: {
+        float f = (float)v[i];
+        std::memcpy(p, &f, 4);
+        break;
+      }
+      case DType::F16: {
+        uint16_t h = halfBits(v[i], llvm::APFloat::IEEEhalf());
+        std::memcpy(p, &h, 2);
+        break;
+      }
+      case DType::BF16: {
+        uint16_t h = halfBits(v[i], llvm::APFloat::BFloat());
+        std::memcpy(p, &h, 2);
+        break;
+      }
+      case DType::I32: {
+        int32_t x = (int32_t)v[i];
+        std::memcpy(p, &x, 4);
+        break;
+      }
+      case DType::I64: {
+        int64_t x = (int64_t)v[i];
+        std::memcpy(p, &x, 8);
+        break;
+      }
+      case DType::Bool: {
+        *p = v[i] != 0;
+        break;
+      }
       }
     }
     return out;
@@ -79,12 +102,40 @@ struct HostTensor {
     for (size_t i = 0; i < v.size(); ++i) {
       const char *p = in.data() + i * dtypeBytes(dtype);
       switch (dtype) {
-      case DType::F32: { float f; std::memcpy(&f, p, 4); v[i] = f; break; }
-      case DType::F16: { uint16_t h; std::memcpy(&h, p, 2); v[i] = fromHalfBits(h, llvm::APFloat::IEEEhalf()); break; }
-      case DType::BF16: { uint16_t h; std::memcpy(&h, p, 2); v[i] = fromHalfBits(h, llvm::APFloat::BFloat()); break; }
-      case DType::I32: { int32_t x; std::memcpy(&x, p, 4); v[i] = x; break; }
-      case DType::I64: { int64_t x; std::memcpy(&x, p, 8); v[i] = (double)x; break; }
-      case DType::Bool: { v[i] = *p != 0; break; }
+      case DType::F32: {
+        float f;
+        std::memcpy(&f, p, 4);
+        v[i] = f;
+        break;
+      }
+      case DType::F16: {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        v[i] = fromHalfBits(h, llvm::APFloat::IEEEhalf());
+        break;
+      }
+      case DType::BF16: {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        v[i] = fromHalfBits(h, llvm::APFloat::BFloat());
+        break;
+      }
+      case DType::I32: {
+        int32_t x;
+        std::memcpy(&x, p, 4);
+        v[i] = x;
+        break;
+      }
+      case DType::I64: {
+        int64_t x;
+        std::memcpy(&x, p, 8);
+        v[i] = (double)x;
+        break;
+      }
+      case DType::Bool: {
+        v[i] = *p != 0;
+        break;
+      }
       }
     }
   }
@@ -97,12 +148,14 @@ struct Compare {
   size_t bad = 0, first = 0;
   double gotFirst = 0, wantFirst = 0;
 };
-inline Compare compare(const HostTensor &got, const std::vector<double> &want, double atol, double rtol) {
+inline Compare compare(const HostTensor &got, const std::vector<double> &want, double atol,
+                       double rtol) {
   Compare c;
   for (size_t i = 0; i < want.size(); ++i) {
     double d = std::fabs(got.v[i] - want[i]);
-    bool ok = std::isfinite(got.v[i]) == std::isfinite(want[i]) && (d <= atol + rtol * std::fabs(want[i]) ||
-                                                                      (std::isinf(want[i]) && got.v[i] == want[i]));
+    bool ok =
+        std::isfinite(got.v[i]) == std::isfinite(want[i]) &&
+        (d <= atol + rtol * std::fabs(want[i]) || (std::isinf(want[i]) && got.v[i] == want[i]));
     if (std::isfinite(d))
       c.maxAbs = std::max(c.maxAbs, d);
     if (!ok && c.bad++ == 0) {

@@ -64,7 +64,8 @@ double wallMs(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-bool checkSoftmaxRows(const DeviceTensor &x, const DeviceTensor &y, int64_t m, int64_t n, double atol) {
+bool checkSoftmaxRows(const DeviceTensor &x, const DeviceTensor &y, int64_t m, int64_t n,
+                      double atol) {
   HostTensor got = must(y.download());
   for (int64_t r : {int64_t(0), m / 3, m - 1}) {
     double mx = -INFINITY, s = 0;
@@ -75,7 +76,8 @@ bool checkSoftmaxRows(const DeviceTensor &x, const DeviceTensor &y, int64_t m, i
     for (int64_t c = 0; c < n; ++c) {
       double want = std::exp(x.host.v[r * n + c] - mx) / s, g = got.v[r * n + c];
       if (!(std::fabs(g - want) <= atol + 1e-2 * want)) {
-        printf("CHECK FAILED softmax row %lld col %lld: got %g want %g\n", (long long)r, (long long)c, g, want);
+        printf("CHECK FAILED softmax row %lld col %lld: got %g want %g\n", (long long)r,
+               (long long)c, g, want);
         return false;
       }
     }
@@ -93,13 +95,17 @@ int main() {
   jit::RuntimeOptions ro;
   ro.cacheDir = std::string(cacheDir);
   auto rt = must(jit::Runtime::create(ro));
-  printf("BENCH device %s (%s), driver %d, %s\n", must(rt->context().name()).c_str(), rt->arch().c_str(),
-         cuda::driver()->version, jit::compilerVersion().c_str());
+  printf("BENCH device %s (%s), driver %d, %s\n", must(rt->context().name()).c_str(),
+         rt->arch().c_str(), cuda::driver()->version, jit::compilerVersion().c_str());
   bool ok = true;
   auto &api = *cuda::driver();
 
   // 1. Softmax bandwidth beside a copy of the same bytes.
-  struct SmCase { const char *file; DType dtype; int64_t m, n; };
+  struct SmCase {
+    const char *file;
+    DType dtype;
+    int64_t m, n;
+  };
   for (SmCase c : {SmCase{"examples/softmax.tile", DType::F32, 16384, 8192},
                    SmCase{"test/programs/softmax_bf16.tile", DType::BF16, 32768, 4096},
                    SmCase{"examples/softmax.tile", DType::F32, 32768, 4096}}) {
@@ -109,10 +115,12 @@ int main() {
     double bytes = 2.0 * x.host.bytes();
     auto dst = must(cuda::DeviceBuffer::allocate(x.host.bytes()));
     double copy = medianMs([&] {
-      must(cuda::check(api.cuMemcpyDtoDAsync(dst.get(), x.buf.get(), x.host.bytes(), nullptr), "cuMemcpyDtoDAsync"));
+      must(cuda::check(api.cuMemcpyDtoDAsync(dst.get(), x.buf.get(), x.host.bytes(), nullptr),
+                       "cuMemcpyDtoDAsync"));
     });
-    printf("BENCH copy %s %lldx%lld (read+write %.0f MB): %.3f ms %.2f TB/s\n", dtypeName(c.dtype).data(),
-           (long long)c.m, (long long)c.n, bytes / 1e6, copy, bytes / copy / 1e9);
+    printf("BENCH copy %s %lldx%lld (read+write %.0f MB): %.3f ms %.2f TB/s\n",
+           dtypeName(c.dtype).data(), (long long)c.m, (long long)c.n, bytes / 1e6, copy,
+           bytes / copy / 1e9);
     for (int64_t warps : {4, 8, 16}) {
       jit::LaunchOptions lo;
       lo.params = {{"num_warps", warps}};
@@ -123,21 +131,25 @@ int main() {
       ok &= good;
       double t = medianMs([&] { must(rt->launch(*prog, "", args, lo)); });
       printf("BENCH softmax %s %lldx%lld num_warps=%lld: %.3f ms %.2f TB/s (%.0f%% of copy)%s\n",
-             dtypeName(c.dtype).data(), (long long)c.m, (long long)c.n, (long long)warps, t, bytes / t / 1e9,
-             100 * copy / t, good ? "" : " CHECK FAILED");
+             dtypeName(c.dtype).data(), (long long)c.m, (long long)c.n, (long long)warps, t,
+             bytes / t / 1e9, 100 * copy / t, good ? "" : " CHECK FAILED");
     }
   }
 
   // 2. First launch of new specializations: compile (frontend, codegen), load (driver JIT), launch.
-  struct First { const char *file; std::vector<int64_t> dims; };
-  auto firstLaunch = [&](jit::Runtime &r, const char *what, const std::string &file, std::vector<jit::Arg> args) {
+  struct First {
+    const char *file;
+    std::vector<int64_t> dims;
+  };
+  auto firstLaunch = [&](jit::Runtime &r, const char *what, const std::string &file,
+                         std::vector<jit::Arg> args) {
     auto prog = must(jit::Program::fromFile(sourceDir() + "/" + file));
     auto t0 = std::chrono::steady_clock::now();
     auto info = must(r.launch(*prog, "", args));
     must(cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize"));
     double ms = wallMs(t0);
-    printf("BENCH first launch %s %s: %.1f ms (compile %.1f ms%s, load %.1f ms%s)\n", file.c_str(), what, ms,
-           info.compileMs, info.fromDisk ? " from the disk cache" : "", info.loadMs,
+    printf("BENCH first launch %s %s: %.1f ms (compile %.1f ms%s, load %.1f ms%s)\n", file.c_str(),
+           what, ms, info.compileMs, info.fromDisk ? " from the disk cache" : "", info.loadMs,
            info.cubinFromDisk ? ", cubin from the disk cache" : ", driver JIT");
   };
   {
@@ -154,7 +166,8 @@ int main() {
     auto o64 = must(DeviceTensor::poisoned(DType::BF16, qs64));
     firstLaunch(*rt, "(cold)", "examples/softmax.tile", {x.arg(), y.arg()});
     firstLaunch(*rt, "(cold)", "examples/matmul.tile", {a.arg(), a.arg(), cm.arg()});
-    firstLaunch(*rt, "(cold) D=128", "examples/attention.tile", {q.arg(), q.arg(), q.arg(), o.arg(), jit::ScalarArg::of(0.1)});
+    firstLaunch(*rt, "(cold) D=128", "examples/attention.tile",
+                {q.arg(), q.arg(), q.arg(), o.arg(), jit::ScalarArg::of(0.1)});
     firstLaunch(*rt, "(cold) D=64", "examples/attention.tile",
                 {q64.arg(), q64.arg(), q64.arg(), o64.arg(), jit::ScalarArg::of(0.1)});
     firstLaunch(*rt, "(cold) D=64", "examples/causal_attention.tile",
@@ -183,7 +196,8 @@ int main() {
     }
     std::sort(perLaunchUs.begin(), perLaunchUs.end());
     // The driver's own cost, for comparison: cuLaunchKernel alone on a trivial launch.
-    printf("BENCH cached launch host time (vector_add N=4096, Runtime::launch): median %.2f us, min %.2f us\n",
+    printf("BENCH cached launch host time (vector_add N=4096, Runtime::launch): median %.2f us, "
+           "min %.2f us\n",
            perLaunchUs[perLaunchUs.size() / 2], perLaunchUs.front());
     must(cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize"));
     HostTensor got = must(z.download());

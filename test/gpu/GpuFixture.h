@@ -71,12 +71,14 @@ protected:
     EXPECT_TRUE((bool)d);
     return d ? std::move(*d) : DeviceTensor{};
   }
-  static void expectClose(const DeviceTensor &out, const std::vector<double> &want, double atol, double rtol) {
+  static void expectClose(const DeviceTensor &out, const std::vector<double> &want, double atol,
+                          double rtol) {
     auto got = out.download();
     ASSERT_TRUE((bool)got) << llvm::toString(got.takeError());
     Compare c = compare(*got, want, atol, rtol);
-    EXPECT_EQ(c.bad, 0u) << c.bad << " of " << want.size() << " elements off; first at " << c.first << ": got "
-                         << c.gotFirst << ", want " << c.wantFirst << " (max abs err " << c.maxAbs << ")";
+    EXPECT_EQ(c.bad, 0u) << c.bad << " of " << want.size() << " elements off; first at " << c.first
+                         << ": got " << c.gotFirst << ", want " << c.wantFirst << " (max abs err "
+                         << c.maxAbs << ")";
   }
   static inline std::unique_ptr<jit::Runtime> runtime;
   static inline std::string skipReason;

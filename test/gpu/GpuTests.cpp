@@ -82,11 +82,11 @@ TEST_F(Gpu, LaunchesUseTheTuningDatabase) {
   auto info = runtime->launch(*p, "", {x.arg(), x.arg(), z.arg()});
   ASSERT_TRUE((bool)info) << llvm::toString(info.takeError());
   EXPECT_TRUE(info->tuned);
-  EXPECT_EQ(info->threads, 256u);     // num_warps=8 from the database
+  EXPECT_EQ(info->threads, 256u); // num_warps=8 from the database
   auto again = runtime->launch(*p, "", {x.arg(), x.arg(), z.arg()});
   ASSERT_TRUE((bool)again);
-  EXPECT_TRUE(again->tuned); // a cached launch says so too
-  EXPECT_EQ(info->grid[0], 12);       // cdiv(6000, 512)
+  EXPECT_TRUE(again->tuned);    // a cached launch says so too
+  EXPECT_EQ(info->grid[0], 12); // cdiv(6000, 512)
   jit::LaunchOptions off;
   off.useTuned = false;
   auto plain = runtime->launch(*p, "", {x.arg(), x.arg(), z.arg()}, off);
@@ -105,8 +105,8 @@ TEST_F(Gpu, LaunchesUseTheTuningDatabase) {
 TEST_F(Gpu, CudaBaselinesAgreeWithTessera) {
   std::string dir = sourceDir();
   std::vector<bench::PairSpec> specs;
-  auto add = [&](const char *tile, const char *cu, const char *kernel, std::map<std::string, int64_t> dims,
-                 std::map<std::string, double> scalars = {}) {
+  auto add = [&](const char *tile, const char *cu, const char *kernel,
+                 std::map<std::string, int64_t> dims, std::map<std::string, double> scalars = {}) {
     bench::PairSpec p{"test", kernel, dir + "/" + tile, "", dir + "/examples/cuda/" + cu, kernel};
     p.dims = std::move(dims);
     p.scalars = std::move(scalars);
@@ -116,8 +116,8 @@ TEST_F(Gpu, CudaBaselinesAgreeWithTessera) {
   add("test/programs/softmax_bf16.tile", "softmax.cu", "softmax_bf16", {{"M", 100}, {"N", 3000}});
   add("examples/softmax.tile", "softmax.cu", "softmax_f32", {{"M", 77}, {"N", 1001}});
   add("examples/matmul.tile", "matmul.cu", "matmul_bf16", {{"M", 300}, {"N", 200}, {"K", 136}});
-  add("examples/attention.tile", "attention.cu", "attention_bf16_d64", {{"B", 1}, {"H", 2}, {"N", 200}, {"D", 64}},
-      {{"scale", 0.125}});
+  add("examples/attention.tile", "attention.cu", "attention_bf16_d64",
+      {{"B", 1}, {"H", 2}, {"N", 200}, {"D", 64}}, {{"scale", 0.125}});
   add("examples/causal_attention.tile", "attention.cu", "causal_attention_bf16_d128",
       {{"B", 2}, {"H", 2}, {"N", 200}, {"D", 128}}, {{"scale", 0.088}});
   for (const bench::PairSpec &p : specs) {
@@ -131,7 +131,8 @@ TEST_F(Gpu, CudaBaselinesAgreeWithTessera) {
     ASSERT_EQ(r->sides.size(), 2u);
     EXPECT_TRUE(r->sides[1].ok) << p.cuKernel << ": relative error " << r->sides[1].relErr;
     EXPECT_LT(r->sides[1].relErr, 2e-2) << p.cuKernel;
-    printf("%s: CUDA against Tessera, relative error %.2e\n", p.cuKernel.c_str(), r->sides[1].relErr);
+    printf("%s: CUDA against Tessera, relative error %.2e\n", p.cuKernel.c_str(),
+           r->sides[1].relErr);
   }
 }
 

@@ -72,10 +72,21 @@ TEST_P(Programs, MatchTheReferenceAndTheInterpreter) {
     double atol = 0, rtol = 0;
     if (!a.exactInDiff) {
       switch (a.t.dtype) {
-      case DType::F32: atol = 1e-4; rtol = 1e-4; break;
-      case DType::F16: atol = 2e-3; rtol = 4e-3; break;
-      case DType::BF16: atol = 1.6e-2; rtol = 1.6e-2; break;
-      default: atol = 1e9; break; // integer outputs with ties (argmin): the reference check covers them
+      case DType::F32:
+        atol = 1e-4;
+        rtol = 1e-4;
+        break;
+      case DType::F16:
+        atol = 2e-3;
+        rtol = 4e-3;
+        break;
+      case DType::BF16:
+        atol = 1.6e-2;
+        rtol = 1.6e-2;
+        break;
+      default:
+        atol = 1e9;
+        break; // integer outputs with ties (argmin): the reference check covers them
       }
     }
     EXPECT_EQ(closeTo(a.name + " (GPU against the interpreter)", gpu[i].t, cpu.v, atol, rtol), "");

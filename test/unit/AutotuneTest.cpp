@@ -43,8 +43,9 @@ std::vector<std::string> verdicts(const std::string &text, std::map<std::string,
 }
 
 TEST(AutotuneSpace, EnumeratesTheCartesianProductDefaultFirst) {
-  auto p = load("kernel k(x: tensor<f32, [N]>) tune A in [2, 1, 3], num_warps in [8, 4] grid [1] {\n"
-                "  store(x, [0], load(x, [0], [128]));\n}\n");
+  auto p =
+      load("kernel k(x: tensor<f32, [N]>) tune A in [2, 1, 3], num_warps in [8, 4] grid [1] {\n"
+           "  store(x, [0], load(x, [0], [128]));\n}\n");
   auto cs = enumerate(p->kernels()[0]);
   ASSERT_EQ(cs.size(), 6u);
   EXPECT_EQ(cs[0].text(), "A=2 num_warps=8");
@@ -53,7 +54,8 @@ TEST(AutotuneSpace, EnumeratesTheCartesianProductDefaultFirst) {
 
 TEST(AutotunePrune, TileExtentsMustBePowersOfTwo) {
   auto v = verdicts("kernel k(x: tensor<f32, [N]>) tune B in [128, 96] grid [1] {\n"
-                    "  store(x, [0], load(x, [0], [B]));\n}\n", {{"N", 1000}});
+                    "  store(x, [0], load(x, [0], [B]));\n}\n",
+                    {{"N", 1000}});
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[0], "");
   EXPECT_NE(v[1].find("tile extent 96 is not a power of two"), std::string::npos) << v[1];
@@ -61,40 +63,50 @@ TEST(AutotunePrune, TileExtentsMustBePowersOfTwo) {
 
 TEST(AutotunePrune, EveryThreadNeedsWork) {
   auto v = verdicts("kernel k(x: tensor<f32, [N]>) tune num_warps in [4, 16] grid [1] {\n"
-                    "  store(x, [0], load(x, [0], [256]));\n}\n", {{"N", 1000}});
+                    "  store(x, [0], load(x, [0], [256]));\n}\n",
+                    {{"N", 1000}});
   EXPECT_EQ(v[0], "");
-  EXPECT_NE(v[1].find("512 threads but the largest tile has 256 elements"), std::string::npos) << v[1];
+  EXPECT_NE(v[1].find("512 threads but the largest tile has 256 elements"), std::string::npos)
+      << v[1];
 }
 
 TEST(AutotunePrune, TensorCoreFragmentsAndRegisters) {
-  std::string mm = "kernel mm(a: tensor<bf16, [M, K]>, b: tensor<bf16, [K, N]>, c: tensor<f32, [M, N]>)\n"
-                   "  tune BM in [64, 16, 256], num_warps in [4, 8] grid [1] {\n"
-                   "  var acc = zeros([BM, 256], f32);\n"
-                   "  for k in range(0, 4) { acc = dot(load(a, [0, k], [BM, 32]), load(b, [k, 0], [32, 256]), acc); }\n"
-                   "  store(c, [0, 0], acc);\n}\n";
+  std::string mm =
+      "kernel mm(a: tensor<bf16, [M, K]>, b: tensor<bf16, [K, N]>, c: tensor<f32, [M, N]>)\n"
+      "  tune BM in [64, 16, 256], num_warps in [4, 8] grid [1] {\n"
+      "  var acc = zeros([BM, 256], f32);\n"
+      "  for k in range(0, 4) { acc = dot(load(a, [0, k], [BM, 32]), load(b, [k, 0], [32, 256]), "
+      "acc); }\n"
+      "  store(c, [0, 0], acc);\n}\n";
   auto v = verdicts(mm, {{"M", 512}, {"N", 512}, {"K", 512}});
   ASSERT_EQ(v.size(), 6u);
-  EXPECT_EQ(v[0], "");                       // BM=64, 4 warps: 128 accumulator registers
-  EXPECT_EQ(v[1], "");                       // BM=64, 8 warps
-  EXPECT_EQ(v[2], "");                       // BM=16, 4 warps: 4096 elements >= 128 * 4
-  EXPECT_EQ(v[3], "");                       // BM=16, 8 warps
-  EXPECT_NE(v[4].find("about 512 registers per thread"), std::string::npos) << v[4]; // BM=256, 4 warps
+  EXPECT_EQ(v[0], ""); // BM=64, 4 warps: 128 accumulator registers
+  EXPECT_EQ(v[1], ""); // BM=64, 8 warps
+  EXPECT_EQ(v[2], ""); // BM=16, 4 warps: 4096 elements >= 128 * 4
+  EXPECT_EQ(v[3], ""); // BM=16, 8 warps
+  EXPECT_NE(v[4].find("about 512 registers per thread"), std::string::npos)
+      << v[4]; // BM=256, 4 warps
   EXPECT_NE(v[5].find("about 256 registers per thread"), std::string::npos) << v[5];
-  auto small = verdicts("kernel s(a: tensor<bf16, [16, 16]>, c: tensor<f32, [16, 16]>) tune num_warps in [2, 8]\n"
-                        "  grid [1] { let t = load(a, [0, 0], [16, 16]); store(c, [0, 0], dot(t, t)); }\n",
-                        {});
+  auto small = verdicts(
+      "kernel s(a: tensor<bf16, [16, 16]>, c: tensor<f32, [16, 16]>) tune num_warps in [2, 8]\n"
+      "  grid [1] { let t = load(a, [0, 0], [16, 16]); store(c, [0, 0], dot(t, t)); }\n",
+      {});
   EXPECT_EQ(small[0], "");
   EXPECT_NE(small[1].find("too small for 8 warps on tensor cores"), std::string::npos) << small[1];
 }
 
 TEST(AutotuneCompile, EveryExampleCompilesWithoutFailures) {
-  struct Ex { const char *file; std::map<std::string, int64_t> dims; };
-  for (const Ex &ex : {Ex{"examples/vector_add.tile", {{"N", 1 << 20}}},
-                       Ex{"examples/softmax.tile", {{"M", 4096}, {"N", 4096}}},
-                       Ex{"examples/layernorm.tile", {{"M", 4096}, {"N", 1000}}},
-                       Ex{"examples/rmsnorm.tile", {{"M", 4096}, {"N", 8192}}},
-                       Ex{"examples/matmul_tn.tile", {{"M", 1024}, {"N", 1024}, {"K", 1024}}},
-                       Ex{"examples/causal_attention.tile", {{"B", 1}, {"H", 8}, {"N", 1024}, {"D", 64}}}}) {
+  struct Ex {
+    const char *file;
+    std::map<std::string, int64_t> dims;
+  };
+  for (const Ex &ex :
+       {Ex{"examples/vector_add.tile", {{"N", 1 << 20}}},
+        Ex{"examples/softmax.tile", {{"M", 4096}, {"N", 4096}}},
+        Ex{"examples/layernorm.tile", {{"M", 4096}, {"N", 1000}}},
+        Ex{"examples/rmsnorm.tile", {{"M", 4096}, {"N", 8192}}},
+        Ex{"examples/matmul_tn.tile", {{"M", 1024}, {"N", 1024}, {"K", 1024}}},
+        Ex{"examples/causal_attention.tile", {{"B", 1}, {"H", 8}, {"N", 1024}, {"D", 64}}}}) {
     auto p = jit::Program::fromFile(std::string(TESSERA_SOURCE_DIR) + "/" + ex.file);
     ASSERT_TRUE((bool)p);
     TuneRequest req;
@@ -105,7 +117,8 @@ TEST(AutotuneCompile, EveryExampleCompilesWithoutFailures) {
     EXPECT_GT(sum->compiled, 0) << ex.file;
     EXPECT_EQ(sum->compiled + sum->pruned + sum->failed, (int)sum->candidates.size());
     for (const Candidate &c : sum->candidates) {
-      EXPECT_TRUE(c.compiled || !c.pruned.empty()) << ex.file << " " << c.config.text() << ": " << c.failed;
+      EXPECT_TRUE(c.compiled || !c.pruned.empty())
+          << ex.file << " " << c.config.text() << ": " << c.failed;
       if (c.compiled)
         EXPECT_GT(c.registers, 0) << ex.file << " " << c.config.text();
     }
@@ -124,7 +137,8 @@ protected:
   }
   void TearDown() override { llvm::sys::fs::remove_directories(dir); }
   static TuneKey key(const std::string &kernel) {
-    return TuneKey{kernel, "abc", "- aligned", "M=4096", "NVIDIA H200", "sm_90a", 13000, "tessera 0.1.0"};
+    return TuneKey{kernel,        "abc",    "- aligned", "M=4096",
+                   "NVIDIA H200", "sm_90a", 13000,       "tessera 0.1.0"};
   }
   llvm::SmallString<128> dir;
   std::string path;
@@ -135,7 +149,8 @@ TEST_F(AutotuneDB, RoundTripsEntries) {
   auto none = db.lookup(key("mm"));
   ASSERT_TRUE((bool)none);
   EXPECT_FALSE(none->has_value());
-  TuneEntry e{key("mm"), {{"BM", 128}, {"num_warps", 8}}, 0.25, "550.0 TFLOP/s", "2026-12-03T00:00:00Z"};
+  TuneEntry e{
+      key("mm"), {{"BM", 128}, {"num_warps", 8}}, 0.25, "550.0 TFLOP/s", "2026-12-03T00:00:00Z"};
   ASSERT_FALSE((bool)db.store(e));
   auto hit = db.lookup(key("mm"));
   ASSERT_TRUE((bool)hit);
@@ -175,7 +190,8 @@ TEST_F(AutotuneDB, ConcurrentWritersLoseNothing) {
     ts.emplace_back([&, t] {
       TuneDB db(path);
       for (int i = 0; i < 8; ++i)
-        ASSERT_FALSE((bool)db.store(TuneEntry{key("k" + std::to_string(t) + "_" + std::to_string(i)), {{"B", i}}}));
+        ASSERT_FALSE((bool)db.store(
+            TuneEntry{key("k" + std::to_string(t) + "_" + std::to_string(i)), {{"B", i}}}));
     });
   for (auto &t : ts)
     t.join();
@@ -185,7 +201,9 @@ TEST_F(AutotuneDB, ConcurrentWritersLoseNothing) {
 }
 
 TEST_F(AutotuneDB, ACorruptFileIsReportedNotOverwritten) {
-  { std::ofstream(path) << "{ not json"; }
+  {
+    std::ofstream(path) << "{ not json";
+  }
   TuneDB db(path);
   auto hit = db.lookup(key("mm"));
   ASSERT_FALSE((bool)hit);
@@ -198,7 +216,8 @@ TEST_F(AutotuneDB, ACorruptFileIsReportedNotOverwritten) {
 
 TEST(AutotuneKey, IrHashIgnoresCommentsAndFollowsTheBody) {
   jit::Compiler compiler;
-  std::string body = "kernel k(x: tensor<f32, [N]>) grid [1] {\n  store(x, [0], load(x, [0], [128]) * 2.0);\n}\n";
+  std::string body =
+      "kernel k(x: tensor<f32, [N]>) grid [1] {\n  store(x, [0], load(x, [0], [128]) * 2.0);\n}\n";
   jit::CompileRequest req;
   req.dims = {{"N", 1000}};
   auto a = tuneKeyFor(compiler, *load(body), req, "gpu");

@@ -26,7 +26,7 @@ TEST(BenchExpr, EvaluatesLaunchExpressions) {
   auto zero = evalExpr("M / (N - N)", d);
   ASSERT_FALSE((bool)zero);
   EXPECT_NE(llvm::toString(zero.takeError()).find("division by zero"), std::string::npos);
-  EXPECT_FALSE((bool)evalExpr("M +", d)) ;
+  EXPECT_FALSE((bool)evalExpr("M +", d));
   EXPECT_FALSE((bool)evalExpr("(M", d));
 }
 
@@ -43,8 +43,9 @@ TEST(BenchDecls, ParsesTheDeclarationLines) {
   EXPECT_EQ((*d)[1].block, 128);
   auto bad = parseDecls("\n// tessera-bench: k block=2048 grid=[1]\n", "g.cu");
   ASSERT_FALSE((bool)bad);
-  EXPECT_NE(llvm::toString(bad.takeError()).find("g.cu:2: bad tessera-bench line: block must be 1..1024"),
-            std::string::npos);
+  EXPECT_NE(
+      llvm::toString(bad.takeError()).find("g.cu:2: bad tessera-bench line: block must be 1..1024"),
+      std::string::npos);
   EXPECT_FALSE((bool)parseDecls("// tessera-bench: k block=64\n", "h.cu")); // no grid
 }
 
@@ -57,14 +58,16 @@ TEST(BenchDecls, EveryBaselineDeclaresWellFormedKernels) {
     EXPECT_FALSE(d->empty()) << f;
     for (const BaselineDecl &k : *d)
       for (const std::string &g : k.grid)
-        EXPECT_TRUE((bool)evalExpr(g, {{"M", 100}, {"N", 100}, {"K", 64}, {"B", 1}, {"H", 2}, {"D", 64}}))
+        EXPECT_TRUE(
+            (bool)evalExpr(g, {{"M", 100}, {"N", 100}, {"K", 64}, {"B", 1}, {"H", 2}, {"D", 64}}))
             << f << ": " << g;
   }
 }
 
 TEST(BenchConvention, DimsInOrderOfFirstAppearance) {
-  auto p = jit::Program::fromSource("t.tile", "kernel mm(a: tensor<bf16, [M, K]>, b: tensor<bf16, [K, N]>, "
-                                              "c: tensor<bf16, [M, N]>) grid [1] { }\n");
+  auto p = jit::Program::fromSource("t.tile",
+                                    "kernel mm(a: tensor<bf16, [M, K]>, b: tensor<bf16, [K, N]>, "
+                                    "c: tensor<bf16, [M, N]>) grid [1] { }\n");
   ASSERT_TRUE((bool)p);
   EXPECT_EQ(dimOrder((*p)->kernels()[0]), (std::vector<std::string>{"M", "K", "N"}));
 }

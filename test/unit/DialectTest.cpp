@@ -42,7 +42,8 @@ TEST_F(TileDialectTest, BuildKernelWithBuilder) {
   b.setInsertionPointToStart(&k.getBody().front());
   Value pid = tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0);
   auto tileTy = RankedTensorType::get({128}, b.getF32Type());
-  Value v = tile::LoadOp::create(b, loc, tileTy, k.getBody().getArgument(0), ValueRange{pid}, Value());
+  Value v =
+      tile::LoadOp::create(b, loc, tileTy, k.getBody().getArgument(0), ValueRange{pid}, Value());
   tile::StoreOp::create(b, loc, k.getBody().getArgument(1), ValueRange{pid}, v);
   tile::ReturnOp::create(b, loc);
   EXPECT_TRUE(succeeded(verify(module))) << errors;
@@ -71,9 +72,10 @@ TEST_F(TileDialectTest, RejectsZeroExtentTensor) {
 }
 
 TEST_F(TileDialectTest, DimFoldsStaticExtent) {
-  auto m = parse("module { tile.kernel @k(%x: !tile.tensor<?x64xf32>) grid {\n"
-                 "^bb0(%a: !tile.tensor<?x64xf32>):\n  %d = tile.dim %a[1] : !tile.tensor<?x64xf32>\n"
-                 "  tile.yield %d : i32\n} {\n  tile.return\n} }");
+  auto m =
+      parse("module { tile.kernel @k(%x: !tile.tensor<?x64xf32>) grid {\n"
+            "^bb0(%a: !tile.tensor<?x64xf32>):\n  %d = tile.dim %a[1] : !tile.tensor<?x64xf32>\n"
+            "  tile.yield %d : i32\n} {\n  tile.return\n} }");
   ASSERT_TRUE(m) << errors;
   auto k = *m->getOps<tile::KernelOp>().begin();
   auto dim = *k.getGrid().getOps<tile::DimOp>().begin();

@@ -46,7 +46,8 @@ std::vector<int64_t> blockedBase(tile::BlockedLayoutAttr l, unsigned lane, unsig
     int64_t wa = (warp / ws) % l.getWarpsPerCTA()[a];
     ls *= l.getThreadsPerWarp()[a];
     ws *= l.getWarpsPerCTA()[a];
-    base[a] = la * l.getSizePerThread()[a] + wa * l.getSizePerThread()[a] * l.getThreadsPerWarp()[a];
+    base[a] =
+        la * l.getSizePerThread()[a] + wa * l.getSizePerThread()[a] * l.getThreadsPerWarp()[a];
   }
   return base;
 }
@@ -146,7 +147,8 @@ TEST_F(Distribute, FindInvertsEnumeration) {
 }
 
 TEST_F(Distribute, DefaultLayoutsCoverTheirTiles) {
-  for (auto shape : std::vector<std::vector<int64_t>>{{128}, {4096}, {128, 64}, {8, 2}, {4, 16, 64}}) {
+  for (auto shape :
+       std::vector<std::vector<int64_t>>{{128}, {4096}, {128, 64}, {8, 2}, {4, 16, 64}}) {
     auto l = tile::getDefaultBlockedLayout(&ctx, shape, 4, 32);
     auto d = distribute(tileOf(shape, l));
     ASSERT_TRUE(succeeded(d));
@@ -180,11 +182,12 @@ TEST_P(DistributeMma, MatchesThePtxFragmentLayout) {
   EXPECT_EQ(d->contiguousRun(), 2u); // c0, c1 (and c2, c3) are adjacent columns
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, DistributeMma,
-    ::testing::Values(MmaCase{"m128_n64_w8x1", 128, 64, 8, 1}, MmaCase{"m128_n128_w4x2", 128, 128, 4, 2},
-                      MmaCase{"m64_n64_w2x2", 64, 64, 2, 2}, MmaCase{"m16_n64_w1x4", 16, 64, 1, 4}),
-    [](const auto &info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Shapes, DistributeMma,
+                         ::testing::Values(MmaCase{"m128_n64_w8x1", 128, 64, 8, 1},
+                                           MmaCase{"m128_n128_w4x2", 128, 128, 4, 2},
+                                           MmaCase{"m64_n64_w2x2", 64, 64, 2, 2},
+                                           MmaCase{"m16_n64_w1x4", 16, 64, 1, 4}),
+                         [](const auto &info) { return std::string(info.param.name); });
 
 TEST_F(Distribute, MmaSlicesHoldWholeRowsAndColumns) {
   auto mma = tile::MmaLayoutAttr::get(&ctx, {4, 2});

@@ -28,17 +28,20 @@ TEST_P(IRGenOps, EmitsOps) {
 INSTANTIATE_TEST_SUITE_P(
     IRGen, IRGenOps,
     ::testing::Values(
-        IRCase{"ProgramIdAndStore",
-               "kernel k(y: tensor<i32, [N]>) grid [N] { store(y, [program_id(0)], program_id(0)); }",
-               {"tile.program_id 0", "tile.store %y[", "tile.yield"}},
+        IRCase{
+            "ProgramIdAndStore",
+            "kernel k(y: tensor<i32, [N]>) grid [N] { store(y, [program_id(0)], program_id(0)); }",
+            {"tile.program_id 0", "tile.store %y[", "tile.yield"}},
         IRCase{"LoopCarriesVar",
-               "kernel k(n: i32, y: tensor<f32, [N]>) { var s = 0.0; for i in range(0, n) { s = s + 1.0; } "
+               "kernel k(n: i32, y: tensor<f32, [N]>) { var s = 0.0; for i in range(0, n) { s = s "
+               "+ 1.0; } "
                "store(y, [0], s); }",
                {"scf.for", "iter_args(", "-> (f32)", "scf.yield"}},
-        IRCase{"IfYieldsVar",
-               "kernel k(n: i32, y: tensor<f32, [N]>) { var s = 1.0; if n > 2 { s = load(y, [1], []); "
-               "store(y, [2], s); } store(y, [0], s); }",
-               {"scf.if", "-> (f32)", "} else {"}},
+        IRCase{
+            "IfYieldsVar",
+            "kernel k(n: i32, y: tensor<f32, [N]>) { var s = 1.0; if n > 2 { s = load(y, [1], []); "
+            "store(y, [2], s); } store(y, [0], s); }",
+            {"scf.if", "-> (f32)", "} else {"}},
         IRCase{"Broadcast",
                "kernel k(y: tensor<f32, [M, N]>) { store(y, [0, 0], zeros([16])[:, None] + "
                "zeros([8])); }",
@@ -48,7 +51,8 @@ INSTANTIATE_TEST_SUITE_P(
                "store(c, [0, 0], dot(a, a.T).to(bf16)); }",
                {"tile.transpose", "tile.dot", "tile.convert"}},
         IRCase{"Reductions",
-               "kernel k(x: tensor<f32, [M, N]>, y: tensor<f32, [N]>) { let t = load(x, [0, 0], [8, 16]); "
+               "kernel k(x: tensor<f32, [M, N]>, y: tensor<f32, [N]>) { let t = load(x, [0, 0], "
+               "[8, 16]); "
                "store(y, [0], sum(t, 1) + max(t, 1) + min(t, 1)); }",
                {"tile.reduce sum", "tile.reduce max", "tile.reduce min", "axis 1"}},
         IRCase{"Math",
@@ -86,8 +90,8 @@ TEST(IRGen, Locations) {
 }
 
 TEST(IRGen, SeveralKernelsInOneModule) {
-  test::Compiled c = test::compile("kernel a() tune X in [2] { }\nkernel b() { }",
-                                   Specialization{{{"X", 4}}, {}});
+  test::Compiled c =
+      test::compile("kernel a() tune X in [2] { }\nkernel b() { }", Specialization{{{"X", 4}}, {}});
   ASSERT_TRUE(c.ok) << c.diags;
   EXPECT_NE(c.ir.find("tile.kernel @a"), std::string::npos);
   EXPECT_NE(c.ir.find("tile.kernel @b"), std::string::npos);

@@ -78,14 +78,16 @@ TEST(InterpretCases, CoverEveryKernelOfEveryProgram) {
   }
   for (const char *dir : {"examples", "test/programs"}) {
     std::error_code ec;
-    for (llvm::sys::fs::directory_iterator it(src(dir), ec), end; it != end && !ec; it.increment(ec)) {
+    for (llvm::sys::fs::directory_iterator it(src(dir), ec), end; it != end && !ec;
+         it.increment(ec)) {
       if (llvm::sys::path::extension(it->path()) != ".tile")
         continue;
       std::string rel = std::string(dir) + "/" + llvm::sys::path::filename(it->path()).str();
       auto prog = jit::Program::fromFile(it->path());
       ASSERT_TRUE((bool)prog) << llvm::toString(prog.takeError());
       for (const auto &k : (*prog)->kernels())
-        EXPECT_TRUE(covered.count({rel, k.name})) << rel << ": kernel " << k.name << " has no test case";
+        EXPECT_TRUE(covered.count({rel, k.name}))
+            << rel << ": kernel " << k.name << " has no test case";
     }
   }
 }
@@ -95,8 +97,8 @@ TEST(InterpretCases, CoverEveryKernelOfEveryProgram) {
 //===----------------------------------------------------------------------===//
 
 /// Interprets `text` (one kernel) on `args`; returns the error text, or "".
-std::string runText(const std::string &text, std::vector<jit::HostArg> args, llvm::raw_ostream *out = nullptr,
-                    unsigned threads = 0) {
+std::string runText(const std::string &text, std::vector<jit::HostArg> args,
+                    llvm::raw_ostream *out = nullptr, unsigned threads = 0) {
   auto prog = jit::Program::fromSource("test.tile", text);
   if (!prog)
     return llvm::toString(prog.takeError());
@@ -121,9 +123,11 @@ TEST(InterpreterSemantics, HalfRoundingMatchesAPFloat) {
       bool lost;
       a.convert(*sem, llvm::APFloat::rmNearestTiesToEven, &lost);
       a.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
-      float want = a.convertToFloat(), got = sem == &llvm::APFloat::BFloat() ? interp::roundToBFloat(f)
-                                                                             : interp::roundToHalf(f);
-      ASSERT_EQ(std::memcmp(&want, &got, 4), 0) << "rounding " << f << " (0x" << std::hex << u << ")";
+      float want = a.convertToFloat(), got = sem == &llvm::APFloat::BFloat()
+                                                 ? interp::roundToBFloat(f)
+                                                 : interp::roundToHalf(f);
+      ASSERT_EQ(std::memcmp(&want, &got, 4), 0)
+          << "rounding " << f << " (0x" << std::hex << u << ")";
     }
   }
 }
@@ -133,12 +137,15 @@ TEST(InterpreterSemantics, Bf16OpsRoundEveryResult) {
   // 0 in bf16 but 2^-8 in f32 math.
   std::vector<uint16_t> x = {0x3F80}, y = {0x3B80}, z = {0xFFFF}; // 1.0, 2^-8
   std::vector<float> w = {-1};
-  std::string text = "kernel k(x: tensor<bf16, [1]>, y: tensor<bf16, [1]>, z: tensor<bf16, [1]>, w: tensor<f32, [1]>) {\n"
+  std::string text = "kernel k(x: tensor<bf16, [1]>, y: tensor<bf16, [1]>, z: tensor<bf16, [1]>, "
+                     "w: tensor<f32, [1]>) {\n"
                      "  let a = load(x, [0], [1]);\n  let b = load(y, [0], [1]);\n"
                      "  store(z, [0], (a + b) - a);\n"
                      "  store(w, [0], (a.to(f32) + b.to(f32)) - a.to(f32));\n}\n";
-  ASSERT_EQ(runText(text, {jit::HostTensorArg{x.data(), DType::BF16, {1}}, jit::HostTensorArg{y.data(), DType::BF16, {1}},
-                           jit::HostTensorArg{z.data(), DType::BF16, {1}}, jit::HostTensorArg{w.data(), DType::F32, {1}}}),
+  ASSERT_EQ(runText(text, {jit::HostTensorArg{x.data(), DType::BF16, {1}},
+                           jit::HostTensorArg{y.data(), DType::BF16, {1}},
+                           jit::HostTensorArg{z.data(), DType::BF16, {1}},
+                           jit::HostTensorArg{w.data(), DType::F32, {1}}}),
             "");
   EXPECT_EQ(z[0], 0x0000);
   EXPECT_EQ(w[0], 1.0f / 256);
@@ -146,11 +153,12 @@ TEST(InterpreterSemantics, Bf16OpsRoundEveryResult) {
 
 TEST(InterpreterSemantics, IntegersWrapAndDivideTowardZero) {
   std::vector<int32_t> out(4, 0);
-  std::string text = "kernel k(y: tensor<i32, [4]>, big: i32, d: i32) {\n"
-                     "  let v = full([4], big, i32) + arange(4);\n"
-                     "  store(y, [0], where(arange(4) < 2, v, (0 - 7) / d + (0 - 7) % d * 100));\n}\n";
-  ASSERT_EQ(runText(text, {jit::HostTensorArg{out.data(), DType::I32, {4}}, jit::ScalarArg::of(2147483647),
-                           jit::ScalarArg::of(2)}),
+  std::string text =
+      "kernel k(y: tensor<i32, [4]>, big: i32, d: i32) {\n"
+      "  let v = full([4], big, i32) + arange(4);\n"
+      "  store(y, [0], where(arange(4) < 2, v, (0 - 7) / d + (0 - 7) % d * 100));\n}\n";
+  ASSERT_EQ(runText(text, {jit::HostTensorArg{out.data(), DType::I32, {4}},
+                           jit::ScalarArg::of(2147483647), jit::ScalarArg::of(2)}),
             "");
   EXPECT_EQ(out[0], 2147483647);
   EXPECT_EQ(out[1], INT32_MIN); // wraps
@@ -161,14 +169,16 @@ TEST(InterpreterSemantics, DivisionByZeroIsALocatedError) {
   std::vector<int32_t> out(4, 0);
   std::string text = "kernel k(y: tensor<i32, [4]>, d: i32) {\n"
                      "  store(y, [0], arange(4) / d);\n}\n";
-  std::string err = runText(text, {jit::HostTensorArg{out.data(), DType::I32, {4}}, jit::ScalarArg::of(0)});
+  std::string err =
+      runText(text, {jit::HostTensorArg{out.data(), DType::I32, {4}}, jit::ScalarArg::of(0)});
   EXPECT_NE(err.find("test.tile:2:"), std::string::npos) << err;
   EXPECT_NE(err.find("integer division by zero (in program (0, 0, 0))"), std::string::npos) << err;
 }
 
 TEST(InterpreterSemantics, ArgumentsAreCheckedLikeOnTheGpu) {
   std::vector<float> x(10), y(12);
-  std::string text = "kernel k(x: tensor<f32, [N]>, y: tensor<f32, [N]>) { store(y, [0], load(x, [0], [16])); }\n";
+  std::string text =
+      "kernel k(x: tensor<f32, [N]>, y: tensor<f32, [N]>) { store(y, [0], load(x, [0], [16])); }\n";
   std::string err = runText(text, {jit::HostTensorArg{x.data(), DType::F32, {10}},
                                    jit::HostTensorArg{y.data(), DType::F32, {12}}});
   EXPECT_NE(err.find("N"), std::string::npos) << err;
@@ -177,8 +187,9 @@ TEST(InterpreterSemantics, ArgumentsAreCheckedLikeOnTheGpu) {
 
 TEST(InterpreterSemantics, PrintShowsEveryProgramInOrder) {
   std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8};
-  std::string text = "kernel k(x: tensor<f32, [N]>) grid [2] {\n"
-                     "  let t = load(x, [program_id(0)], [4]);\n  print(t);\n  print(sum(t, 0));\n}\n";
+  std::string text =
+      "kernel k(x: tensor<f32, [N]>) grid [2] {\n"
+      "  let t = load(x, [program_id(0)], [4]);\n  print(t);\n  print(sum(t, 0));\n}\n";
   std::string s;
   llvm::raw_string_ostream os(s);
   ASSERT_EQ(runText(text, {jit::HostTensorArg{x.data(), DType::F32, {8}}}, &os, 4), "");

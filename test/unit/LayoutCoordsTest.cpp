@@ -26,10 +26,14 @@ int64_t eval(Value v) {
   if (auto c = dyn_cast<LLVM::ConstantOp>(op))
     return cast<IntegerAttr>(c.getValue()).getInt();
   int64_t a = eval(op->getOperand(0)), b = eval(op->getOperand(1));
-  if (isa<LLVM::AddOp>(op)) return a + b;
-  if (isa<LLVM::MulOp>(op)) return a * b;
-  if (isa<LLVM::UDivOp>(op)) return a / b;
-  if (isa<LLVM::URemOp>(op)) return a % b;
+  if (isa<LLVM::AddOp>(op))
+    return a + b;
+  if (isa<LLVM::MulOp>(op))
+    return a * b;
+  if (isa<LLVM::UDivOp>(op))
+    return a / b;
+  if (isa<LLVM::URemOp>(op))
+    return a % b;
   ADD_FAILURE() << "unexpected op " << op->getName().getStringRef().str();
   return 0;
 }
@@ -57,11 +61,21 @@ TEST_P(LayoutCoords, EveryElementHeldAsOftenAsExpected) {
   auto mma = tile::MmaLayoutAttr::get(&ctx, {c.wm, c.wn});
   auto blocked = tile::BlockedLayoutAttr::get(&ctx, {2, 2}, {8, 4}, {c.wm, c.wn}, {1, 0});
   switch (c.kind) {
-  case 0: layout = mma; break;
-  case 1: layout = tile::DotOperandLayoutAttr::get(&ctx, 0, mma); break;
-  case 2: layout = tile::DotOperandLayoutAttr::get(&ctx, 1, mma); break;
-  case 3: layout = tile::DotOperandLayoutAttr::get(&ctx, 0, blocked); break;
-  default: layout = tile::DotOperandLayoutAttr::get(&ctx, 1, blocked); break;
+  case 0:
+    layout = mma;
+    break;
+  case 1:
+    layout = tile::DotOperandLayoutAttr::get(&ctx, 0, mma);
+    break;
+  case 2:
+    layout = tile::DotOperandLayoutAttr::get(&ctx, 1, mma);
+    break;
+  case 3:
+    layout = tile::DotOperandLayoutAttr::get(&ctx, 0, blocked);
+    break;
+  default:
+    layout = tile::DotOperandLayoutAttr::get(&ctx, 1, blocked);
+    break;
   }
   auto type = RankedTensorType::get(c.shape, b.getBF16Type(), layout);
   FailureOr<size_t> n = elemsPerThread(type);

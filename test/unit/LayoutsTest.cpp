@@ -35,15 +35,15 @@ TEST_P(DefaultLayout, CoversLanesAndWarps) {
   EXPECT_EQ(l.getOrder()[0], c.shape.size() - 1); // the last axis is the fastest
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Layouts, DefaultLayout,
-    ::testing::Values(LayoutCase{"Row1024F32", {1024}, 32, 4, 4},
-                      LayoutCase{"Row128F32NoOversubscription", {128}, 32, 4, 1},
-                      LayoutCase{"Tile128x64BF16", {128, 64}, 16, 8, 8},
-                      LayoutCase{"Tile64x64F32", {64, 64}, 32, 4, 4},
-                      LayoutCase{"Narrow8x2F32", {8, 2}, 32, 4, 1},
-                      LayoutCase{"Rank3", {4, 16, 64}, 16, 4, 8}),
-    [](const auto &info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Layouts, DefaultLayout,
+                         ::testing::Values(LayoutCase{"Row1024F32", {1024}, 32, 4, 4},
+                                           LayoutCase{
+                                               "Row128F32NoOversubscription", {128}, 32, 4, 1},
+                                           LayoutCase{"Tile128x64BF16", {128, 64}, 16, 8, 8},
+                                           LayoutCase{"Tile64x64F32", {64, 64}, 32, 4, 4},
+                                           LayoutCase{"Narrow8x2F32", {8, 2}, 32, 4, 1},
+                                           LayoutCase{"Rank3", {4, 16, 64}, 16, 4, 8}),
+                         [](const auto &info) { return std::string(info.param.name); });
 
 TEST(Layouts, MmaSplitsRowsFirst) {
   MLIRContext ctx;

@@ -119,16 +119,21 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         ErrorCase{"MissingSemicolon", "kernel k() {\n  let a = 1\n  let b = 2;\n}",
                   "test.tile:2:12: error: expected ';' after the declaration, found 'let'"},
-        ErrorCase{"MissingParen", "kernel k( {\n}", "test.tile:1:11: error: expected a parameter name, found '{'"},
+        ErrorCase{"MissingParen", "kernel k( {\n}",
+                  "test.tile:1:11: error: expected a parameter name, found '{'"},
         ErrorCase{"UnknownElementType", "kernel k(x: f99) { }",
-                  "test.tile:1:13: error: unknown element type 'f99'; expected one of f32, f16, bf16, i32, i64, bool"},
-        ErrorCase{"TopLevelJunk", "let x = 1;", "test.tile:1:1: error: expected 'kernel', found 'let'"},
+                  "test.tile:1:13: error: unknown element type 'f99'; expected one of f32, f16, "
+                  "bf16, i32, i64, bool"},
+        ErrorCase{"TopLevelJunk", "let x = 1;",
+                  "test.tile:1:1: error: expected 'kernel', found 'let'"},
         ErrorCase{"UnclosedBlock", "kernel k() {\n  let a = 1;\n",
-                  "test.tile:3:1: error: expected '}' to close the kernel body opened at line 1, found end of file"},
+                  "test.tile:3:1: error: expected '}' to close the kernel body opened at line 1, "
+                  "found end of file"},
         ErrorCase{"ForWithoutRange", "kernel k() { for i in 3 { } }",
                   "test.tile:1:23: error: expected 'range(...)' after 'in', found '3'"},
-        ErrorCase{"TuneWithoutIn", "kernel k() tune BM [1] { }",
-                  "test.tile:1:20: error: expected 'in' after the tunable parameter name, found '['"},
+        ErrorCase{
+            "TuneWithoutIn", "kernel k() tune BM [1] { }",
+            "test.tile:1:20: error: expected 'in' after the tunable parameter name, found '['"},
         ErrorCase{"AssignToIndex", "kernel k() { a[0] = 1; }",
                   "test.tile:1:19: error: only a variable name can be assigned to"},
         ErrorCase{"ZeroExtent", "kernel k(x: tensor<f32, [0]>) { }",
@@ -140,8 +145,8 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto &info) { return std::string(info.param.name); });
 
 TEST(Parser, DeepNestingIsAnErrorNotACrash) {
-  std::string src = "kernel k() { let a = " + std::string(5000, '(') + "1" +
-                    std::string(5000, ')') + "; }";
+  std::string src =
+      "kernel k() { let a = " + std::string(5000, '(') + "1" + std::string(5000, ')') + "; }";
   Parsed p = parse(src);
   EXPECT_NE(p.errors.find("nesting is too deep (the limit is 200 levels)"), std::string::npos);
 }

@@ -4,9 +4,9 @@
 // argument binding, and the driver loader's behaviour without a driver.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/cuda/Nvrtc.h"
 #include "lib/Support/Npy.h"
 #include "runtime/cuda/Driver.h"
+#include "runtime/cuda/Nvrtc.h"
 #include "runtime/jit/Bind.h"
 #include "runtime/jit/Compiler.h"
 #include "runtime/jit/DiskCache.h"
@@ -63,7 +63,8 @@ TEST_P(Npy, RoundTrips) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, Npy,
-                         ::testing::Values(NpyCase{"f32_2d", DType::F32, {3, 5}}, NpyCase{"f16_1d", DType::F16, {7}},
+                         ::testing::Values(NpyCase{"f32_2d", DType::F32, {3, 5}},
+                                           NpyCase{"f16_1d", DType::F16, {7}},
                                            NpyCase{"bf16_3d", DType::BF16, {2, 3, 4}},
                                            NpyCase{"i32_scalar", DType::I32, {}},
                                            NpyCase{"i64_empty", DType::I64, {0, 4}},
@@ -217,15 +218,17 @@ TEST(Compiler, ProgramErrorsArriveLocated) {
 class Bind : public ::testing::Test {
 protected:
   void SetUp() override {
-    auto p = Program::fromSource("b.tile",
-                                 "kernel k(a: tensor<bf16, [M, K]>, b: tensor<bf16, [K, 64]>, s: f32, n: i32, f: bool)\n"
-                                 "  grid [cdiv(M, 64)] { store(a, [0, 0], load(a, [0, 0], [64, 64])); }\n");
+    auto p = Program::fromSource(
+        "b.tile",
+        "kernel k(a: tensor<bf16, [M, K]>, b: tensor<bf16, [K, 64]>, s: f32, n: i32, f: bool)\n"
+        "  grid [cdiv(M, 64)] { store(a, [0, 0], load(a, [0, 0], [64, 64])); }\n");
     ASSERT_TRUE((bool)p) << llvm::toString(p.takeError());
     prog = *p;
   }
   std::vector<Arg> good() {
-    return {TensorArg{0x10000, DType::BF16, {100, 32}, {}}, TensorArg{0x20000, DType::BF16, {32, 64}, {}},
-            ScalarArg::of(0.5), ScalarArg::of(7), ScalarArg::of(1)};
+    return {TensorArg{0x10000, DType::BF16, {100, 32}, {}},
+            TensorArg{0x20000, DType::BF16, {32, 64}, {}}, ScalarArg::of(0.5), ScalarArg::of(7),
+            ScalarArg::of(1)};
   }
   std::string error(const std::vector<Arg> &args) {
     auto b = bindArguments(prog->kernels()[0], args);
@@ -305,7 +308,9 @@ TEST(Driver, WithoutADriverTheErrorSaysSo) {
   llvm::Error e = d.takeError();
   EXPECT_TRUE(cuda::isEnvironmentError(e));
   std::string msg = llvm::toString(std::move(e));
-  EXPECT_TRUE(msg.find("NVIDIA driver") != std::string::npos || msg.find("GPU") != std::string::npos) << msg;
+  EXPECT_TRUE(msg.find("NVIDIA driver") != std::string::npos ||
+              msg.find("GPU") != std::string::npos)
+      << msg;
 }
 
 } // namespace
@@ -333,7 +338,8 @@ TEST(Nvrtc, ErrorsCarryTheCompilerLog) {
     std::string why = llvm::toString(v.takeError());
     GTEST_SKIP() << why;
   }
-  auto r = tessera::cuda::compileCuda("__global__ void bad() { undeclared_thing(); }\n", "bad.cu", "sm_90a");
+  auto r = tessera::cuda::compileCuda("__global__ void bad() { undeclared_thing(); }\n", "bad.cu",
+                                      "sm_90a");
   ASSERT_FALSE((bool)r);
   std::string msg = llvm::toString(r.takeError());
   EXPECT_NE(msg.find("nvrtcCompileProgram(bad.cu) failed"), std::string::npos) << msg;

@@ -114,20 +114,24 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"RuntimeShape", "kernel k(n: i32) {\n  let a = zeros([n]);\n}",
                   "test.tile:2:18: error: a tile extent must be a compile-time constant (a "
                   "literal, a tune or 'where' value, or a dim)"},
-        ErrorCase{"AssignLet", "kernel k() {\n  let a = 1;\n  a = 2;\n}",
-                  "test.tile:3:3: error: cannot assign to 'a': it is declared with 'let' (use 'var')"},
+        ErrorCase{
+            "AssignLet", "kernel k() {\n  let a = 1;\n  a = 2;\n}",
+            "test.tile:3:3: error: cannot assign to 'a': it is declared with 'let' (use 'var')"},
         ErrorCase{"Redeclare", "kernel k() {\n  let a = 1;\n  let a = 2;\n}",
                   "test.tile:3:7: error: 'a' is already declared in this block (at line 2)"},
         ErrorCase{"TensorAsValue", "kernel k(x: tensor<f32, [N]>) {\n  let a = x + 1;\n}",
-                  "test.tile:2:11: error: tensor 'x' is not a value; read a tile from it with load(x, ...)"},
+                  "test.tile:2:11: error: tensor 'x' is not a value; read a tile from it with "
+                  "load(x, ...)"},
         ErrorCase{"StoreDtype",
                   "kernel k(x: tensor<bf16, [N]>) {\n  store(x, [0], zeros([16]));\n}",
                   "test.tile:2:17: error: cannot store tensor<16xf32> into the bf16 tensor 'x'; "
                   "convert it with .to(bf16)"},
-        ErrorCase{"CoordCount", "kernel k(x: tensor<f32, [M, N]>) {\n  let t = load(x, [0], [16]);\n}",
-                  "test.tile:2:19: error: load() of the rank-2 tensor 'x' needs 2 coordinates, got 1"},
+        ErrorCase{
+            "CoordCount", "kernel k(x: tensor<f32, [M, N]>) {\n  let t = load(x, [0], [16]);\n}",
+            "test.tile:2:19: error: load() of the rank-2 tensor 'x' needs 2 coordinates, got 1"},
         ErrorCase{"IfTile", "kernel k() {\n  if arange(4) < 2 { }\n}",
-                  "test.tile:2:6: error: the condition of 'if' must be a bool scalar, got tensor<4xbool>"},
+                  "test.tile:2:6: error: the condition of 'if' must be a bool scalar, got "
+                  "tensor<4xbool>"},
         ErrorCase{"NumWarps", "kernel k() tune num_warps in [3] { }",
                   "test.tile:1:31: error: num_warps must be a power of two from 1 to 32, got 3"},
         ErrorCase{"WhereFloat", "kernel k() where X = 1.5 { }",
@@ -174,14 +178,16 @@ TEST(Sema, WhereEvaluatedFromDims) {
 TEST(Sema, StaticExtentSpecializesDim) {
   Specialization s;
   s.dims["D"] = 64;
-  Analyzed a = analyze("kernel k(q: tensor<f32, [N, D]>) {\n  let t = load(q, [0, 0], [16, D]);\n}", s);
+  Analyzed a =
+      analyze("kernel k(q: tensor<f32, [N, D]>) {\n  let t = load(q, [0, 0], [16, D]);\n}", s);
   ASSERT_TRUE(a.info) << a.diags;
   EXPECT_EQ(a.info->specializedDims.at("D"), 64);
   EXPECT_EQ(a.module->kernels[0]->body[0]->value->type.str(), "tensor<16x64xf32>");
 }
 
 TEST(Sema, MissingDimDefaultsWithNote) {
-  Analyzed a = analyze("kernel k(q: tensor<f32, [N, D]>) {\n  let t = load(q, [0, 0], [16, D]);\n}");
+  Analyzed a =
+      analyze("kernel k(q: tensor<f32, [N, D]>) {\n  let t = load(q, [0, 0], [16, D]);\n}");
   ASSERT_TRUE(a.info);
   EXPECT_EQ(a.info->specializedDims.at("D"), kDefaultDimValue);
   EXPECT_NE(a.diags.find("note: dimension 'D' has no compile-time value; using D=128"),
@@ -200,7 +206,8 @@ TEST(Sema, UnknownParamOverride) {
 }
 
 TEST(Sema, IndependentErrorsAllReported) {
-  Analyzed a = analyze("kernel k() {\n  let a = b;\n  let c = zeros([4]) + zeros([5]);\n  let d = e;\n}");
+  Analyzed a =
+      analyze("kernel k() {\n  let a = b;\n  let c = zeros([4]) + zeros([5]);\n  let d = e;\n}");
   EXPECT_NE(a.diags.find("2:11: error"), std::string::npos);
   EXPECT_NE(a.diags.find("3:22: error"), std::string::npos);
   EXPECT_NE(a.diags.find("4:11: error"), std::string::npos);

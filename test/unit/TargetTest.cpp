@@ -159,7 +159,8 @@ TEST_P(Target, CubinFromPtxas) {
     llvm::Expected<std::vector<char>> cubin = target::compileCubin(ptx, arch(), &log);
     ASSERT_TRUE(!!cubin) << errorText(cubin.takeError());
     ASSERT_GT(cubin->size(), 4u);
-    EXPECT_EQ(std::string(cubin->data(), 4), "\x7f" "ELF");
+    EXPECT_EQ(std::string(cubin->data(), 4), "\x7f"
+                                             "ELF");
     target::PtxasReport report = target::parsePtxasLog(log);
     EXPECT_TRUE(report.ok) << log;
     EXPECT_GE(report.registers, 0) << log;
@@ -307,8 +308,7 @@ TEST(TargetThreads, ConcurrentCompilesInSeparateContexts) {
   for (std::thread &t : threads)
     t.join();
   for (size_t i = 0; i < results.size(); ++i)
-    EXPECT_NE(results[i].find(i % 2 ? ".entry shfl" : ".entry k"), std::string::npos)
-        << results[i];
+    EXPECT_NE(results[i].find(i % 2 ? ".entry shfl" : ".entry k"), std::string::npos) << results[i];
 }
 
 } // namespace

@@ -15,10 +15,10 @@
 
 #include "lib/Support/Diagnostics.h"
 #include "lib/Target/PTX.h"
-#include "runtime/cuda/Driver.h"
-#include "runtime/cuda/Nvrtc.h"
 #include "runtime/bench/Baseline.h"
 #include "runtime/bench/Compare.h"
+#include "runtime/cuda/Driver.h"
+#include "runtime/cuda/Nvrtc.h"
 #include "runtime/jit/Runtime.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -55,8 +55,9 @@ int runComparisons(const BenchOptions &opts) {
     specs = bench::suite(opts.sourceDir);
   } else {
     if (opts.input.empty() || opts.against.empty()) {
-      printToolError(llvm::errs(), "tessera bench needs --suite, or FILE.tile --against FILE.cu:KERNEL "
-                                   "(or --compile-only)");
+      printToolError(llvm::errs(),
+                     "tessera bench needs --suite, or FILE.tile --against FILE.cu:KERNEL "
+                     "(or --compile-only)");
       return 1;
     }
     auto [cu, kernel] = llvm::StringRef(opts.against).rsplit(':');
@@ -65,7 +66,8 @@ int runComparisons(const BenchOptions &opts) {
       return 1;
     }
     std::map<std::string, double> dims, scalars;
-    if (!parseNumberItems(opts.dims, "--dim", dims) || !parseNumberItems(opts.scalars, "--scalar", scalars))
+    if (!parseNumberItems(opts.dims, "--dim", dims) ||
+        !parseNumberItems(opts.scalars, "--scalar", scalars))
       return 1;
     bench::PairSpec p{"custom", "", opts.input, opts.kernel, cu.str(), kernel.str()};
     for (auto &[n, v] : dims) {
@@ -112,7 +114,8 @@ int runComparisons(const BenchOptions &opts) {
       writeFile(opts.svg, [&](llvm::raw_ostream &os) { bench::writeSVG(os, results, device); }))
     return 1;
   if (!allOk)
-    printToolError(llvm::errs(), "some outputs differ from Tessera's beyond the gate (rel err FAIL)");
+    printToolError(llvm::errs(),
+                   "some outputs differ from Tessera's beyond the gate (rel err FAIL)");
   return allOk ? 0 : 1;
 }
 
@@ -126,14 +129,16 @@ int tessera::runBench(const BenchOptions &opts) {
     return report(version.takeError());
   std::error_code ec;
   std::vector<std::string> files;
-  for (llvm::sys::fs::directory_iterator it(opts.cudaDir, ec), end; it != end && !ec; it.increment(ec))
+  for (llvm::sys::fs::directory_iterator it(opts.cudaDir, ec), end; it != end && !ec;
+       it.increment(ec))
     if (llvm::sys::path::extension(it->path()) == ".cu")
       files.push_back(it->path());
   if (ec)
     return report(llvm::createStringError(ec, "cannot list " + opts.cudaDir + ": " + ec.message()));
   std::sort(files.begin(), files.end());
   if (files.empty())
-    return report(llvm::createStringError(llvm::inconvertibleErrorCode(), "no .cu files in " + opts.cudaDir));
+    return report(
+        llvm::createStringError(llvm::inconvertibleErrorCode(), "no .cu files in " + opts.cudaDir));
   llvm::outs() << "NVRTC " << *version << ", " << opts.arch << "\n";
   int failed = 0, kernels = 0;
   for (const std::string &path : files) {
@@ -145,9 +150,11 @@ int tessera::runBench(const BenchOptions &opts) {
     }
     auto t0 = std::chrono::steady_clock::now();
     auto r = cuda::compileCuda((*buf)->getBuffer(), llvm::sys::path::filename(path), opts.arch);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!r) {
-      llvm::outs() << llvm::format("%-28s FAILED (%.0f ms)\n", llvm::sys::path::filename(path).str().c_str(), ms)
+      llvm::outs() << llvm::format("%-28s FAILED (%.0f ms)\n",
+                                   llvm::sys::path::filename(path).str().c_str(), ms)
                    << llvm::toString(r.takeError()) << "\n";
       ++failed;
       continue;
@@ -157,14 +164,16 @@ int tessera::runBench(const BenchOptions &opts) {
     auto cubin = target::compileCubin(r->ptx, opts.arch, &log);
     if (cubin) {
       target::PtxasReport rep = target::parsePtxasLog(log);
-      regs = llvm::formatv("max {0} registers, {1} bytes spilled", rep.registers, rep.spillStores).str();
+      regs = llvm::formatv("max {0} registers, {1} bytes spilled", rep.registers, rep.spillStores)
+                 .str();
     } else {
       std::string why = llvm::toString(cubin.takeError());
       regs = "ptxas: " + why.substr(0, why.find('\n'));
     }
     auto decls = bench::parseDecls((*buf)->getBuffer(), llvm::sys::path::filename(path));
-    llvm::outs() << llvm::format("%-28s ok  %5.0f ms  %zu KB PTX  %s\n", llvm::sys::path::filename(path).str().c_str(),
-                                 ms, r->ptx.size() / 1024, regs.c_str());
+    llvm::outs() << llvm::format("%-28s ok  %5.0f ms  %zu KB PTX  %s\n",
+                                 llvm::sys::path::filename(path).str().c_str(), ms,
+                                 r->ptx.size() / 1024, regs.c_str());
     if (!decls) {
       llvm::outs() << "    " << llvm::toString(decls.takeError()) << "\n";
       ++failed;

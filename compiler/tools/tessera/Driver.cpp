@@ -178,7 +178,8 @@ int tessera::runCompile(const CompileOptions &opts) {
     return 1;
   }
   if (opts.arch != "sm_90a" && opts.arch != "sm_90" && opts.arch != "sm_80") {
-    printToolError(llvm::errs(), "unsupported --arch '" + opts.arch + "'; expected sm_90a or sm_80");
+    printToolError(llvm::errs(),
+                   "unsupported --arch '" + opts.arch + "'; expected sm_90a or sm_80");
     return 1;
   }
   Specialization spec;

@@ -27,7 +27,8 @@ int failWith(const llvm::Twine &msg);
 int reportError(llvm::Error e);
 /// NAME=NUMBER items (true and false as 1 and 0) into `out`; reports the first
 /// bad one as `FLAG expects NAME=NUMBER` and returns false.
-bool parseNumberItems(const std::vector<std::string> &items, const char *flag, std::map<std::string, double> &out);
+bool parseNumberItems(const std::vector<std::string> &items, const char *flag,
+                      std::map<std::string, double> &out);
 
 struct CompileOptions {
   std::string input;
@@ -69,10 +70,10 @@ struct TuneOptions {
   bool compileOnly = false;
   std::string arch = "sm_90a"; // --compile-only; on a GPU, the GPU's
   unsigned threads = 0;
-  double budget = 60;  // seconds for the whole GPU search
-  double flops = 0;    // per launch, for TFLOP/s
-  double bytes = 0;    // per launch, for TB/s
-  std::string db;      // the tuning database; empty: the default
+  double budget = 60; // seconds for the whole GPU search
+  double flops = 0;   // per launch, for TFLOP/s
+  double bytes = 0;   // per launch, for TB/s
+  std::string db;     // the tuning database; empty: the default
   bool noSave = false;
 };
 

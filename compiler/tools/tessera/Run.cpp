@@ -32,7 +32,8 @@ bool splitItems(const std::vector<std::string> &items, const char *flag, const c
     name = name.trim();
     value = value.trim();
     if (!llvm::StringRef(item).contains('=') || name.empty() || value.empty()) {
-      printToolError(llvm::errs(), llvm::Twine(flag) + " expects NAME=" + what + ", got '" + item + "'");
+      printToolError(llvm::errs(),
+                     llvm::Twine(flag) + " expects NAME=" + what + ", got '" + item + "'");
       return false;
     }
     if (!out.emplace(name.str(), value.str()).second) {
@@ -58,7 +59,8 @@ bool tessera::parseNumberItems(const std::vector<std::string> &items, const char
   for (const std::string &item : items) {
     auto [n, v] = llvm::StringRef(item).split('=');
     double x = 0;
-    if (n.trim().empty() || (v.trim() != "true" && v.trim() != "false" && v.trim().getAsDouble(x))) {
+    if (n.trim().empty() ||
+        (v.trim() != "true" && v.trim() != "false" && v.trim().getAsDouble(x))) {
       printToolError(llvm::errs(), llvm::Twine(flag) + " expects NAME=NUMBER, got '" + item + "'");
       return false;
     }
@@ -81,8 +83,10 @@ int tessera::reportError(llvm::Error e) {
 
 int tessera::runRun(const RunOptions &opts) {
   std::map<std::string, std::string> args, scalars, outs, paramText;
-  if (!splitItems(opts.args, "--arg", "PATH.npy", args) || !splitItems(opts.scalars, "--scalar", "V", scalars) ||
-      !splitItems(opts.outs, "--out", "PATH.npy", outs) || !splitItems(opts.params, "--param", "INTEGER", paramText))
+  if (!splitItems(opts.args, "--arg", "PATH.npy", args) ||
+      !splitItems(opts.scalars, "--scalar", "V", scalars) ||
+      !splitItems(opts.outs, "--out", "PATH.npy", outs) ||
+      !splitItems(opts.params, "--param", "INTEGER", paramText))
     return 1;
   std::map<std::string, int64_t> params;
   for (auto &[n, v] : paramText) {
@@ -102,13 +106,16 @@ int tessera::runRun(const RunOptions &opts) {
   std::map<std::string, const jit::ParamInfo *> byName;
   for (const jit::ParamInfo &p : sig->params)
     byName[p.name] = &p;
-  auto unknown = [&](const std::map<std::string, std::string> &m, const char *flag, bool tensor) -> int {
+  auto unknown = [&](const std::map<std::string, std::string> &m, const char *flag,
+                     bool tensor) -> int {
     for (auto &[n, v] : m) {
       auto it = byName.find(n);
       if (it == byName.end())
-        return fail(llvm::Twine(flag) + " " + n + ": kernel '" + sig->name + "' has no parameter named '" + n + "'");
+        return fail(llvm::Twine(flag) + " " + n + ": kernel '" + sig->name +
+                    "' has no parameter named '" + n + "'");
       if (it->second->isTensor != tensor)
-        return fail(llvm::Twine(flag) + " " + n + ": '" + n + "' is a " + (tensor ? "scalar; use --scalar" : "tensor; use --arg"));
+        return fail(llvm::Twine(flag) + " " + n + ": '" + n + "' is a " +
+                    (tensor ? "scalar; use --scalar" : "tensor; use --arg"));
     }
     return 0;
   };
@@ -124,7 +131,8 @@ int tessera::runRun(const RunOptions &opts) {
     if (!p.isTensor) {
       auto it = scalars.find(p.name);
       if (it == scalars.end())
-        return fail("scalar parameter '" + p.name + "' (" + dtypeName(p.dtype) + ") needs --scalar " + p.name + "=V");
+        return fail("scalar parameter '" + p.name + "' (" + dtypeName(p.dtype) +
+                    ") needs --scalar " + p.name + "=V");
       llvm::StringRef text(it->second);
       double v;
       if (text == "true" || text == "false")
@@ -141,11 +149,12 @@ int tessera::runRun(const RunOptions &opts) {
     if (!a)
       return report(a.takeError());
     if (a->dtype != p.dtype)
-      return fail(it->second + " holds " + dtypeName(a->dtype) + " but '" + p.name + "' is a tensor of " +
-                  dtypeName(p.dtype) + (p.dtype == DType::BF16 ? " (save bf16 as 2-byte void, '|V2')" : ""));
+      return fail(it->second + " holds " + dtypeName(a->dtype) + " but '" + p.name +
+                  "' is a tensor of " + dtypeName(p.dtype) +
+                  (p.dtype == DType::BF16 ? " (save bf16 as 2-byte void, '|V2')" : ""));
     if (a->shape.size() != p.dims.size())
-      return fail(it->second + " has rank " + llvm::Twine(a->shape.size()) + " but '" + p.name + "' has rank " +
-                  llvm::Twine(p.dims.size()));
+      return fail(it->second + " has rank " + llvm::Twine(a->shape.size()) + " but '" + p.name +
+                  "' has rank " + llvm::Twine(p.dims.size()));
     arrays[i] = std::move(*a);
   }
   auto writeOuts = [&]() -> int {
@@ -198,7 +207,8 @@ int tessera::runRun(const RunOptions &opts) {
   if (!info)
     return report(info.takeError());
   const cuda::DriverAPI &api = *cuda::driver();
-  if (llvm::Error e = cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize (after " + sig->name + ")"))
+  if (llvm::Error e =
+          cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize (after " + sig->name + ")"))
     return report(std::move(e));
   for (auto [i, p] : llvm::enumerate(sig->params))
     if (outs.count(p.name))

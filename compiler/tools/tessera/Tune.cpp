@@ -21,8 +21,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <set>
 #include <ctime>
+#include <set>
 #include <unistd.h>
 
 using namespace tessera;
@@ -40,8 +40,9 @@ Progress progressBar(const char *what) {
     if (!tty)
       return;
     int width = 30, filled = (int)(width * done / std::max<size_t>(total, 1));
-    llvm::errs() << "\r" << what << " [" << std::string(filled, '#') << std::string(width - filled, '.') << "] "
-                 << done << "/" << total << (done == total ? "\n" : "");
+    llvm::errs() << "\r" << what << " [" << std::string(filled, '#')
+                 << std::string(width - filled, '.') << "] " << done << "/" << total
+                 << (done == total ? "\n" : "");
     llvm::errs().flush();
   };
 }
@@ -57,18 +58,19 @@ std::string status(const Candidate &c, const std::vector<Candidate> &all) {
   if (!c.failed.empty())
     return "FAILED: " + firstLine(c.failed);
   if (c.duplicateOf >= 0)
-    return "same PTX as #" + std::to_string(c.duplicateOf) + " (" + all[c.duplicateOf].config.text() + ")";
+    return "same PTX as #" + std::to_string(c.duplicateOf) + " (" +
+           all[c.duplicateOf].config.text() + ")";
   if (!c.abandoned.empty())
     return c.abandoned;
   return "ok";
 }
 
-
 } // namespace
 
 int tessera::runTune(const TuneOptions &opts) {
   std::map<std::string, double> dimsIn, scalars;
-  if (!parseNumberItems(opts.dims, "--dim", dimsIn) || !parseNumberItems(opts.scalars, "--scalar", scalars))
+  if (!parseNumberItems(opts.dims, "--dim", dimsIn) ||
+      !parseNumberItems(opts.scalars, "--scalar", scalars))
     return 1;
   auto program = jit::Program::fromFile(opts.input);
   if (!program)
@@ -111,21 +113,21 @@ int tessera::runTune(const TuneOptions &opts) {
     auto sum = compileAll(**program, req, progressBar("compiling"));
     if (!sum)
       return report(sum.takeError());
-    llvm::outs() << llvm::format("%-3s %-52s %5s %7s %8s %8s  %s\n", "#", "configuration", "regs", "spills",
-                                 "smem", "ms", "status");
+    llvm::outs() << llvm::format("%-3s %-52s %5s %7s %8s %8s  %s\n", "#", "configuration", "regs",
+                                 "spills", "smem", "ms", "status");
     for (auto [i, c] : llvm::enumerate(sum->candidates)) {
       bool built = c.compiled;
       llvm::outs() << llvm::format("%-3zu %-52s ", i, c.config.text().c_str());
       if (built)
-        llvm::outs() << llvm::format("%5d %7d %8lld %8.0f", c.registers, c.spillBytes, (long long)c.sharedBytes,
-                                     c.compileMs);
+        llvm::outs() << llvm::format("%5d %7d %8lld %8.0f", c.registers, c.spillBytes,
+                                     (long long)c.sharedBytes, c.compileMs);
       else
         llvm::outs() << llvm::format("%5s %7s %8s %8s", "-", "-", "-", "-");
       llvm::outs() << "  " << status(c, sum->candidates) << "\n";
     }
     size_t n = sum->candidates.size();
-    llvm::outs() << llvm::format("%zu configs: %d compiled, %d pruned, %d failed in %.2f s\n", n, sum->compiled,
-                                 sum->pruned, sum->failed, sum->seconds);
+    llvm::outs() << llvm::format("%zu configs: %d compiled, %d pruned, %d failed in %.2f s\n", n,
+                                 sum->compiled, sum->pruned, sum->failed, sum->seconds);
     return sum->failed ? 1 : 0;
   }
 
@@ -147,8 +149,9 @@ int tessera::runTune(const TuneOptions &opts) {
   auto sum = compileAll(**program, req, progressBar("compiling"));
   if (!sum)
     return report(sum.takeError());
-  llvm::errs() << llvm::format("compiled %d of %zu configurations in %.2f s (%d pruned, %d failed)\n",
-                               sum->compiled, sum->candidates.size(), sum->seconds, sum->pruned, sum->failed);
+  llvm::errs() << llvm::format(
+      "compiled %d of %zu configurations in %.2f s (%d pruned, %d failed)\n", sum->compiled,
+      sum->candidates.size(), sum->seconds, sum->pruned, sum->failed);
   TimingOptions to;
   to.scalars = scalars;
   to.budgetSeconds = opts.budget;
@@ -162,24 +165,29 @@ int tessera::runTune(const TuneOptions &opts) {
       return llvm::formatv("{0:F2} TB/s", opts.bytes / ms / 1e9).str();
     return "";
   };
-  llvm::outs() << llvm::format("%-3s %-52s %9s %9s %9s %14s %5s %7s %7s  %s\n", "#", "configuration", "median ms",
-                               "min", "max", opts.flops > 0 ? "TFLOP/s" : "TB/s", "regs", "spills", "smem", "status");
+  llvm::outs() << llvm::format(
+      "%-3s %-52s %9s %9s %9s %14s %5s %7s %7s  %s\n", "#", "configuration", "median ms", "min",
+      "max", opts.flops > 0 ? "TFLOP/s" : "TB/s", "regs", "spills", "smem", "status");
   for (auto [i, c] : llvm::enumerate(sum->candidates)) {
     llvm::outs() << llvm::format("%-3zu %-52s ", i, c.config.text().c_str());
     if (c.timed)
       llvm::outs() << llvm::format("%9.4f %9.4f %9.4f %14s %5d %7d %7lld", c.ms, c.minMs, c.maxMs,
-                                   metric(c.ms).c_str(), c.registers, c.spillBytes, (long long)c.sharedBytes);
+                                   metric(c.ms).c_str(), c.registers, c.spillBytes,
+                                   (long long)c.sharedBytes);
     else
-      llvm::outs() << llvm::format("%9s %9s %9s %14s %5s %7s %7s", "-", "-", "-", "-", "-", "-", "-");
+      llvm::outs() << llvm::format("%9s %9s %9s %14s %5s %7s %7s", "-", "-", "-", "-", "-", "-",
+                                   "-");
     llvm::outs() << "  " << status(c, sum->candidates) << "\n";
   }
   if (timing->best < 0)
     return fail("no configuration ran correctly");
   const Candidate &w = sum->candidates[timing->best];
-  llvm::outs() << llvm::format("winner: #%d %s: %.4f ms", timing->best, w.config.text().c_str(), w.ms)
-               << (metric(w.ms).empty() ? "" : " (" + metric(w.ms) + ")") << llvm::format(
-                      "; outputs checked against #%d; search %.1f s (compile %.1f s, timing %.1f s)\n",
-                      timing->checkedAgainst, sum->seconds + timing->seconds, sum->seconds, timing->seconds);
+  llvm::outs()
+      << llvm::format("winner: #%d %s: %.4f ms", timing->best, w.config.text().c_str(), w.ms)
+      << (metric(w.ms).empty() ? "" : " (" + metric(w.ms) + ")")
+      << llvm::format(
+             "; outputs checked against #%d; search %.1f s (compile %.1f s, timing %.1f s)\n",
+             timing->checkedAgainst, sum->seconds + timing->seconds, sum->seconds, timing->seconds);
   if (opts.noSave)
     return 0;
   jit::CompileRequest cr;

@@ -38,7 +38,8 @@ int main(int argc, char **argv) {
   c->add_option("-o", compile.output, "write the output to this path instead of stdout");
   c->add_flag("--unaligned", compile.unaligned,
               "do not assume 16-byte aligned tensors (no vectorized global accesses)");
-  c->add_option("-O", compile.optLevel, "LLVM optimization level for ptx and cubin (ptxas optimizes again)")
+  c->add_option("-O", compile.optLevel,
+                "LLVM optimization level for ptx and cubin (ptxas optimizes again)")
       ->check(CLI::Range(0u, 3u))
       ->capture_default_str();
 
@@ -50,7 +51,8 @@ int main(int argc, char **argv) {
   r->add_option("--kernel", run.kernel, "the kernel to run (needed only to pick one of several)");
   r->add_option("--arg", run.args, "NAME=PATH.npy: a tensor argument")->allow_extra_args(false);
   r->add_option("--scalar", run.scalars, "NAME=V: a scalar argument")->allow_extra_args(false);
-  r->add_option("--param", run.params, "NAME=V: override a tunable parameter")->allow_extra_args(false);
+  r->add_option("--param", run.params, "NAME=V: override a tunable parameter")
+      ->allow_extra_args(false);
   r->add_option("--out", run.outs, "NAME=PATH.npy: write this tensor argument after the run")
       ->allow_extra_args(false);
   r->add_flag("--interpret", run.interpret, "run in the CPU interpreter instead of on the GPU");
@@ -67,15 +69,18 @@ int main(int argc, char **argv) {
               "enumerate, prune and compile (ptxas resource reports) without a GPU");
   t->add_option("--arch", tune.arch, "the architecture for --compile-only")->capture_default_str();
   t->add_option("--threads", tune.threads, "compile workers (default: one per hardware thread)");
-  t->add_option("--budget", tune.budget, "seconds for the whole search on the GPU")->capture_default_str();
+  t->add_option("--budget", tune.budget, "seconds for the whole search on the GPU")
+      ->capture_default_str();
   t->add_option("--flops", tune.flops, "floating-point operations per launch (for TFLOP/s)");
   t->add_option("--bytes", tune.bytes, "bytes moved per launch (for TB/s)");
-  t->add_option("--db", tune.db, "the tuning database (default: $TESSERA_TUNING_DB or the cache directory)");
+  t->add_option("--db", tune.db,
+                "the tuning database (default: $TESSERA_TUNING_DB or the cache directory)");
   t->add_flag("--no-save", tune.noSave, "do not store the winner");
 
   tessera::BenchOptions bench;
   CLI::App *bn = app.add_subcommand(
-      "bench", "Compare kernels with hand-written CUDA baselines (examples/cuda) and vendor libraries.");
+      "bench",
+      "Compare kernels with hand-written CUDA baselines (examples/cuda) and vendor libraries.");
   bn->add_option("file", bench.input, "the .tile kernel to compare (with --against)");
   bn->add_option("--kernel", bench.kernel, "the kernel (needed only to pick one of several)");
   bn->add_option("--against", bench.against, "FILE.cu:KERNEL: the hand-written CUDA twin");
@@ -83,13 +88,17 @@ int main(int argc, char **argv) {
   bn->add_option("--scalar", bench.scalars, "NAME=V: a scalar argument")->allow_extra_args(false);
   bn->add_option("--flops", bench.flops, "floating-point operations per launch (for TFLOP/s)");
   bn->add_option("--bytes", bench.bytes, "bytes moved per launch (for TB/s)");
-  bn->add_flag("--suite", bench.suite, "softmax, matmul and attention over size sweeps, against CUDA and cuBLAS");
-  bn->add_option("--source-dir", bench.sourceDir, "where --suite finds the kernels")->capture_default_str();
+  bn->add_flag("--suite", bench.suite,
+               "softmax, matmul and attention over size sweeps, against CUDA and cuBLAS");
+  bn->add_option("--source-dir", bench.sourceDir, "where --suite finds the kernels")
+      ->capture_default_str();
   bn->add_option("--json", bench.json, "write the results as JSON");
   bn->add_option("--svg", bench.svg, "write throughput against size as an SVG plot");
   bn->add_option("--reps", bench.reps, "timed launches per side")->capture_default_str();
-  bn->add_flag("--compile-only", bench.compileOnly, "compile every CUDA baseline with NVRTC (no GPU needed)");
-  bn->add_option("--cuda-dir", bench.cudaDir, "the directory of the .cu baselines")->capture_default_str();
+  bn->add_flag("--compile-only", bench.compileOnly,
+               "compile every CUDA baseline with NVRTC (no GPU needed)");
+  bn->add_option("--cuda-dir", bench.cudaDir, "the directory of the .cu baselines")
+      ->capture_default_str();
   bn->add_option("--arch", bench.arch, "the architecture to compile for")->capture_default_str();
 
   try {

@@ -229,9 +229,9 @@ SmallVector<Value, 4> tessera::conversion::threadBase(OpBuilder &b, Location loc
   return base;
 }
 
-std::vector<SmallVector<Value, 4>>
-tessera::conversion::elementCoords(OpBuilder &b, Location loc, const Distribution &dist,
-                                   ArrayRef<Value> base) {
+std::vector<SmallVector<Value, 4>> tessera::conversion::elementCoords(OpBuilder &b, Location loc,
+                                                                      const Distribution &dist,
+                                                                      ArrayRef<Value> base) {
   Type i32 = b.getI32Type();
   unsigned r = dist.rank();
   SmallVector<bool, 4> wrap;
@@ -284,12 +284,14 @@ SmallVector<size_t> axisElements(const Distribution &dist, unsigned axis) {
 /// FMA operands: the accumulator's (blocked) rows for A [M, K] or columns for
 /// B [K, N], each with the whole K; the parent's distribution over [M, 1] or
 /// [1, N] gives them.
-FailureOr<Distribution> fmaParent(DotOperandLayoutAttr op, ArrayRef<int64_t> shape, MLIRContext *ctx) {
+FailureOr<Distribution> fmaParent(DotOperandLayoutAttr op, ArrayRef<int64_t> shape,
+                                  MLIRContext *ctx) {
   auto parent = dyn_cast<BlockedLayoutAttr>(op.getParent());
   if (!parent)
     return failure();
   bool isA = op.getOpIdx() == 0;
-  SmallVector<int64_t> s = isA ? SmallVector<int64_t>{shape[0], 1} : SmallVector<int64_t>{1, shape[1]};
+  SmallVector<int64_t> s =
+      isA ? SmallVector<int64_t>{shape[0], 1} : SmallVector<int64_t>{1, shape[1]};
   return distribute(RankedTensorType::get(s, Float32Type::get(ctx), parent));
 }
 
@@ -329,7 +331,9 @@ tessera::conversion::layoutCoords(OpBuilder &b, Location loc, RankedTensorType t
   FailureOr<Distribution> d = fmaParent(op, type.getShape(), type.getContext());
   if (failed(d))
     return failure();
-  auto cst = [&](int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v).getResult(); };
+  auto cst = [&](int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v).getResult();
+  };
   auto coords = elementCoords(b, loc, *d, threadBase(b, loc, *d, lane, warp));
   std::vector<SmallVector<Value, 4>> out;
   for (size_t idx : axisElements(*d, isA ? 0 : 1))

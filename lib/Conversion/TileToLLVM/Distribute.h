@@ -40,11 +40,11 @@ struct Basis {
 /// The per-thread elements of a tile in a blocked, mma or mma-operand layout,
 /// or nested slices of one.
 struct Distribution {
-  mlir::Attribute root;                  // the layout under the slices
-  llvm::SmallVector<int64_t, 4> shape;   // in root axes; sliced axes have extent 1
-  llvm::SmallVector<unsigned, 2> sliced; // root axes removed by slices
-  llvm::SmallVector<Basis, 5> lanes;     // per lane-id bit, lowest first
-  llvm::SmallVector<Basis, 4> warps;     // per warp-id bit, lowest first
+  mlir::Attribute root;                               // the layout under the slices
+  llvm::SmallVector<int64_t, 4> shape;                // in root axes; sliced axes have extent 1
+  llvm::SmallVector<unsigned, 2> sliced;              // root axes removed by slices
+  llvm::SmallVector<Basis, 5> lanes;                  // per lane-id bit, lowest first
+  llvm::SmallVector<Basis, 4> warps;                  // per warp-id bit, lowest first
   std::vector<llvm::SmallVector<int64_t, 4>> offsets; // per element: register part, root axes
   std::map<std::vector<int64_t>, size_t> index;       // offsets -> first element holding them
 
@@ -84,9 +84,9 @@ llvm::SmallVector<mlir::Value, 4> threadBase(mlir::OpBuilder &b, mlir::Location 
                                              mlir::Value warpId);
 
 /// The coordinates (i32, in the tile's own axes) of every element this thread holds.
-std::vector<llvm::SmallVector<mlir::Value, 4>>
-elementCoords(mlir::OpBuilder &b, mlir::Location loc, const Distribution &dist,
-              llvm::ArrayRef<mlir::Value> base);
+std::vector<llvm::SmallVector<mlir::Value, 4>> elementCoords(mlir::OpBuilder &b, mlir::Location loc,
+                                                             const Distribution &dist,
+                                                             llvm::ArrayRef<mlir::Value> base);
 
 /// The number of elements a thread holds for a tile of `type`, in any layout.
 mlir::FailureOr<size_t> elemsPerThread(mlir::RankedTensorType type);

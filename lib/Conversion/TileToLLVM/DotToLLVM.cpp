@@ -45,7 +45,8 @@ Value packPair(OpBuilder &b, Location loc, Value lo, Value hi) {
   if (x && y && x.getVector() == y.getVector() && constIndex(x) == 0 && constIndex(y) == 1 &&
       cast<VectorType>(x.getVector().getType()).getNumElements() == 2) {
     Value vec = x.getVector();
-    if (auto cast = vec.getDefiningOp<LLVM::BitcastOp>(); cast && cast.getArg().getType().isInteger(32))
+    if (auto cast = vec.getDefiningOp<LLVM::BitcastOp>();
+        cast && cast.getArg().getType().isInteger(32))
       return cast.getArg();
     return LLVM::BitcastOp::create(b, loc, b.getI32Type(), vec);
   }
@@ -66,7 +67,8 @@ LogicalResult lowerMma(tile::DotOp op, ArrayRef<Value> a, ArrayRef<Value> bv, Ar
   std::string ty = aTy.getElementType().isBF16() ? "bf16" : "f16";
   std::string asmStr = "mma.sync.aligned.m16n8k16.row.col.f32." + ty + "." + ty +
                        ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
-  auto resTy = LLVM::LLVMStructType::getLiteral(rw.getContext(), SmallVector<Type>(4, rw.getF32Type()));
+  auto resTy =
+      LLVM::LLVMStructType::getLiteral(rw.getContext(), SmallVector<Type>(4, rw.getF32Type()));
   out.assign(c.begin(), c.end());
   for (int64_t i = 0; i < s.fm; ++i)
     for (int64_t j = 0; j < s.fn; ++j)
@@ -123,7 +125,8 @@ LogicalResult lowerFma(tile::DotOp op, ArrayRef<Value> a, ArrayRef<Value> bv, Ar
 
 struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(tile::DotOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto accTy = cast<RankedTensorType>(op.getType());
     Type structTy = getTypeConverter()->convertType(accTy);

@@ -23,8 +23,9 @@ struct ElementwiseLowering : ConversionPattern {
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                                 ConversionPatternRewriter &rw) const override {
-    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) || op->getNumResults() != 1 ||
-        !isa<RankedTensorType>(op->getResult(0).getType()) || isa<arith::ConstantOp>(op))
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        op->getNumResults() != 1 || !isa<RankedTensorType>(op->getResult(0).getType()) ||
+        isa<arith::ConstantOp>(op))
       return failure();
     auto tileTy = cast<RankedTensorType>(op->getResult(0).getType());
     Type structTy = getTypeConverter()->convertType(tileTy);
@@ -55,7 +56,8 @@ struct ElementwiseLowering : ConversionPattern {
 
 struct ConstantLowering : ConvertOpToLLVMPattern<arith::ConstantOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(arith::ConstantOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(arith::ConstantOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
     auto t = dyn_cast<RankedTensorType>(op.getType());
     if (!t)
       return failure();
@@ -75,7 +77,8 @@ struct ConstantLowering : ConvertOpToLLVMPattern<arith::ConstantOp> {
 
 struct SplatLowering : ConvertOpToLLVMPattern<tile::SplatOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(tile::SplatOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(tile::SplatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
     Type structTy = getTypeConverter()->convertType(op.getType());
     if (!structTy)
       return failure();
@@ -87,7 +90,8 @@ struct SplatLowering : ConvertOpToLLVMPattern<tile::SplatOp> {
 
 struct ArangeLowering : ConvertOpToLLVMPattern<tile::ArangeOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(tile::ArangeOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(tile::ArangeOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
     Type structTy = getTypeConverter()->convertType(op.getType());
     FailureOr<Distribution> dist = distribute(op.getType());
     if (!structTy || failed(dist))
@@ -105,7 +109,8 @@ struct ArangeLowering : ConvertOpToLLVMPattern<tile::ArangeOp> {
 
 struct ConvertLowering : ConvertOpToLLVMPattern<tile::ConvertOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(tile::ConvertOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(tile::ConvertOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     Type to = getElementTypeOrSelf(op.getType());
     if (!isa<RankedTensorType>(op.getType())) {
@@ -135,11 +140,13 @@ Value tessera::conversion::convertScalar(OpBuilder &b, Location loc, Value v, Ty
     // bf16 <-> f16 goes through f32: neither holds the other.
     if (wFrom == wTo)
       return LLVM::FPTruncOp::create(b, loc, to, LLVM::FPExtOp::create(b, loc, b.getF32Type(), v));
-    return wFrom < wTo ? (Value)LLVM::FPExtOp::create(b, loc, to, v) : LLVM::FPTruncOp::create(b, loc, to, v);
+    return wFrom < wTo ? (Value)LLVM::FPExtOp::create(b, loc, to, v)
+                       : LLVM::FPTruncOp::create(b, loc, to, v);
   }
   if (to.isInteger(1))
-    return fFrom ? (Value)LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::une, v,
-                                               LLVM::ConstantOp::create(b, loc, from, b.getFloatAttr(from, 0.0)))
+    return fFrom ? (Value)LLVM::FCmpOp::create(
+                       b, loc, LLVM::FCmpPredicate::une, v,
+                       LLVM::ConstantOp::create(b, loc, from, b.getFloatAttr(from, 0.0)))
                  : LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, v,
                                         LLVM::ConstantOp::create(b, loc, from, 0));
   if (from.isInteger(1))
@@ -149,12 +156,15 @@ Value tessera::conversion::convertScalar(OpBuilder &b, Location loc, Value v, Ty
   if (fFrom) { // saturating, NaN to 0
     Value f = wFrom == 32 ? v : (Value)LLVM::FPExtOp::create(b, loc, b.getF32Type(), v);
     std::string name = "llvm.fptosi.sat.i" + std::to_string(wTo) + ".f32";
-    return LLVM::CallIntrinsicOp::create(b, loc, to, b.getStringAttr(name), ValueRange{f}).getResult(0);
+    return LLVM::CallIntrinsicOp::create(b, loc, to, b.getStringAttr(name), ValueRange{f})
+        .getResult(0);
   }
-  return wFrom < wTo ? (Value)LLVM::SExtOp::create(b, loc, to, v) : LLVM::TruncOp::create(b, loc, to, v);
+  return wFrom < wTo ? (Value)LLVM::SExtOp::create(b, loc, to, v)
+                     : LLVM::TruncOp::create(b, loc, to, v);
 }
 
-void tessera::conversion::populateElementwisePatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+void tessera::conversion::populateElementwisePatterns(TileTypeConverter &tc,
+                                                      RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering>(tc, patterns.getContext());
   patterns.add<ConstantLowering, SplatLowering, ArangeLowering, ConvertLowering>(tc);
 }

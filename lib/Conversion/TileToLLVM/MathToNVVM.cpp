@@ -34,10 +34,10 @@ Value viaF32(OpBuilder &b, Location loc, Type t, ValueRange args,
   return t.isF32() ? y : (Value)LLVM::FPTruncOp::create(b, loc, t, y);
 }
 
-template <typename OpTy>
-struct ApproxLowering : ConvertOpToLLVMPattern<OpTy> {
+template <typename OpTy> struct ApproxLowering : ConvertOpToLLVMPattern<OpTy> {
   ApproxLowering(TileTypeConverter &tc, StringRef insn, double preScale, double postScale)
-      : ConvertOpToLLVMPattern<OpTy>(tc, /*benefit=*/2), insn(insn), pre(preScale), post(postScale) {}
+      : ConvertOpToLLVMPattern<OpTy>(tc, /*benefit=*/2), insn(insn), pre(preScale),
+        post(postScale) {}
 
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
@@ -46,15 +46,18 @@ struct ApproxLowering : ConvertOpToLLVMPattern<OpTy> {
       return failure();
     Location loc = op.getLoc();
     Type f32 = rw.getF32Type();
-    rw.replaceOp(op, viaF32(rw, loc, t, adaptor.getOperand(), [&](ArrayRef<Value> xs) {
-      Value x = xs[0];
-      if (pre != 1.0)
-        x = LLVM::FMulOp::create(rw, loc, x, LLVM::ConstantOp::create(rw, loc, f32, rw.getF32FloatAttr(pre)));
-      Value y = approx(rw, loc, insn, x);
-      if (post != 1.0)
-        y = LLVM::FMulOp::create(rw, loc, y, LLVM::ConstantOp::create(rw, loc, f32, rw.getF32FloatAttr(post)));
-      return y;
-    }));
+    rw.replaceOp(
+        op, viaF32(rw, loc, t, adaptor.getOperand(), [&](ArrayRef<Value> xs) {
+          Value x = xs[0];
+          if (pre != 1.0)
+            x = LLVM::FMulOp::create(
+                rw, loc, x, LLVM::ConstantOp::create(rw, loc, f32, rw.getF32FloatAttr(pre)));
+          Value y = approx(rw, loc, insn, x);
+          if (post != 1.0)
+            y = LLVM::FMulOp::create(
+                rw, loc, y, LLVM::ConstantOp::create(rw, loc, f32, rw.getF32FloatAttr(post)));
+          return y;
+        }));
     return success();
   }
 
@@ -77,7 +80,8 @@ struct RemFLowering : ConvertOpToLLVMPattern<arith::RemFOp> {
     if (!fn) {
       OpBuilder::InsertionGuard g(rw);
       rw.setInsertionPointToStart(module.getBody());
-      fn = LLVM::LLVMFuncOp::create(rw, loc, "__nv_fmodf", LLVM::LLVMFunctionType::get(f32, {f32, f32}));
+      fn = LLVM::LLVMFuncOp::create(rw, loc, "__nv_fmodf",
+                                    LLVM::LLVMFunctionType::get(f32, {f32, f32}));
     }
     rw.replaceOp(op, viaF32(rw, loc, t, ValueRange{adaptor.getLhs(), adaptor.getRhs()},
                             [&](ArrayRef<Value> xs) {
@@ -89,7 +93,8 @@ struct RemFLowering : ConvertOpToLLVMPattern<arith::RemFOp> {
 
 } // namespace
 
-void tessera::conversion::populateMathToNVVMPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+void tessera::conversion::populateMathToNVVMPatterns(TileTypeConverter &tc,
+                                                     RewritePatternSet &patterns) {
   patterns.add<RemFLowering>(tc);
   patterns.add<ApproxLowering<math::ExpOp>>(tc, "ex2.approx.ftz.f32", M_LOG2E, 1.0);
   patterns.add<ApproxLowering<math::Exp2Op>>(tc, "ex2.approx.ftz.f32", 1.0, 1.0);

@@ -64,7 +64,8 @@ FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Va
     // Every thread holds a scalar; one stores it.
     Value owner = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::eq, threadId(rw, loc),
                                        i32Const(rw, loc, 0));
-    acc.mask.push_back(forStore ? LLVM::AndOp::create(rw, loc, leadMask, owner).getResult() : leadMask);
+    acc.mask.push_back(forStore ? LLVM::AndOp::create(rw, loc, leadMask, owner).getResult()
+                                : leadMask);
     return acc;
   }
   FailureOr<Distribution> dist = distribute(tileTy);
@@ -84,7 +85,8 @@ FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Va
     for (unsigned d = 0; d < dist->rank(); ++d) {
       Value cond;
       if (dist->isSliced(d))
-        cond = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::eq, base4[d], i32Const(rw, loc, 0));
+        cond =
+            LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::eq, base4[d], i32Const(rw, loc, 0));
       else if (wraps[d])
         cond = LLVM::ICmpOp::create(
             rw, loc, LLVM::ICmpPredicate::slt,
@@ -98,7 +100,8 @@ FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Va
   // Block origins of the k tile axes.
   SmallVector<Value> origin;
   for (unsigned j = 0; j < k; ++j)
-    origin.push_back(LLVM::MulOp::create(rw, loc, coords[r - k + j], i32Const(rw, loc, tileTy.getShape()[j])));
+    origin.push_back(
+        LLVM::MulOp::create(rw, loc, coords[r - k + j], i32Const(rw, loc, tileTy.getShape()[j])));
   for (auto &c : elemCoords) {
     Value offset = leadOffset, mask = leadMask;
     for (unsigned j = 0; j < k; ++j) {
@@ -130,7 +133,8 @@ FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Va
 
 struct LoadLowering : ConvertOpToLLVMPattern<tile::LoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto tensor = op.getTensor().getType();
     Type eltTy = tensor.getElementType();
@@ -161,7 +165,8 @@ struct LoadLowering : ConvertOpToLLVMPattern<tile::LoadOp> {
 
 struct StoreLowering : ConvertOpToLLVMPattern<tile::StoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto tensor = op.getTensor().getType();
     FailureOr<Access> acc = computeAccess(rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(),
@@ -181,6 +186,7 @@ struct StoreLowering : ConvertOpToLLVMPattern<tile::StoreOp> {
 
 } // namespace
 
-void tessera::conversion::populateMemoryPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+void tessera::conversion::populateMemoryPatterns(TileTypeConverter &tc,
+                                                 RewritePatternSet &patterns) {
   patterns.add<LoadLowering, StoreLowering>(tc);
 }

@@ -20,7 +20,8 @@ using namespace tessera::conversion;
 namespace {
 
 /// An internal constant i8 array holding `text` and a NUL; reused by name.
-LLVM::GlobalOp stringGlobal(ConversionPatternRewriter &rw, ModuleOp module, Location loc, StringRef text) {
+LLVM::GlobalOp stringGlobal(ConversionPatternRewriter &rw, ModuleOp module, Location loc,
+                            StringRef text) {
   std::string name = "tessera_fmt_" + std::to_string(llvm::hash_value(text) & 0xffffffffffff);
   if (auto g = module.lookupSymbol<LLVM::GlobalOp>(name))
     return g;
@@ -39,20 +40,24 @@ LLVM::LLVMFuncOp vprintfDecl(ConversionPatternRewriter &rw, ModuleOp module, Loc
   OpBuilder::InsertionGuard guard(rw);
   rw.setInsertionPointToStart(module.getBody());
   auto ptr = LLVM::LLVMPointerType::get(rw.getContext());
-  return LLVM::LLVMFuncOp::create(rw, loc, "vprintf",
-                                  LLVM::LLVMFunctionType::get(IntegerType::get(rw.getContext(), 32), {ptr, ptr}));
+  return LLVM::LLVMFuncOp::create(
+      rw, loc, "vprintf",
+      LLVM::LLVMFunctionType::get(IntegerType::get(rw.getContext(), 32), {ptr, ptr}));
 }
 
 struct PrintLowering : ConvertOpToLLVMPattern<tile::PrintOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(tile::PrintOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(tile::PrintOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
     if (isa<RankedTensorType>(op.getValue().getType()))
-      return op.emitError("print() of a tile runs only in the interpreter (tessera run --interpret); on the GPU, "
-                          "print a scalar (a reduction or an element)");
+      return op.emitError(
+          "print() of a tile runs only in the interpreter (tessera run --interpret); on the GPU, "
+          "print a scalar (a reduction or an element)");
     Location loc = op.getLoc();
     MLIRContext *ctx = rw.getContext();
     auto module = op->getParentOfType<ModuleOp>();
-    Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64), f64 = Float64Type::get(ctx);
+    Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64),
+         f64 = Float64Type::get(ctx);
     Value v = adaptor.getValue();
     Type t = v.getType();
     const char *conv;
@@ -98,6 +103,7 @@ struct PrintLowering : ConvertOpToLLVMPattern<tile::PrintOp> {
 
 } // namespace
 
-void tessera::conversion::populatePrintPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+void tessera::conversion::populatePrintPatterns(TileTypeConverter &tc,
+                                                RewritePatternSet &patterns) {
   patterns.add<PrintLowering>(tc);
 }

@@ -62,7 +62,8 @@ struct ReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
       if (basis.axis != (int)axis || dist->isReplica(basis))
         continue;
       for (const Key &key : keys)
-        partial[key] = combine(rw, loc, kind, partial[key], shuffleXor(rw, loc, partial[key], 1u << bit));
+        partial[key] =
+            combine(rw, loc, kind, partial[key], shuffleXor(rw, loc, partial[key], 1u << bit));
     }
     // 3. Across warps, through shared memory: each warp's digit along `axis`
     // (its bits that step the axis, compacted) picks a slot.
@@ -84,10 +85,11 @@ struct ReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
       auto coords = elementCoords(rw, loc, *dist, base);
       Value warpOnAxis = i32Const(rw, loc, 0);
       for (auto [k, bit] : llvm::enumerate(warpBits)) {
-        Value b = LLVM::URemOp::create(rw, loc, LLVM::UDivOp::create(rw, loc, warp, i32Const(rw, loc, 1ll << bit)),
-                                       i32Const(rw, loc, 2));
-        warpOnAxis = LLVM::AddOp::create(rw, loc, warpOnAxis,
-                                         LLVM::MulOp::create(rw, loc, b, i32Const(rw, loc, 1ll << k)));
+        Value b = LLVM::URemOp::create(
+            rw, loc, LLVM::UDivOp::create(rw, loc, warp, i32Const(rw, loc, 1ll << bit)),
+            i32Const(rw, loc, 2));
+        warpOnAxis = LLVM::AddOp::create(
+            rw, loc, warpOnAxis, LLVM::MulOp::create(rw, loc, b, i32Const(rw, loc, 1ll << k)));
       }
       Value smem = sharedBase(rw, loc, op);
       requireShared(op, distinctWarps * resultNumel * bytes);
@@ -105,9 +107,11 @@ struct ReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
           Value c = coords[*elemIndex][ci++];
           if (d == axis)
             continue;
-          lin = LLVM::AddOp::create(rw, loc, LLVM::MulOp::create(rw, loc, lin, i32Const(rw, loc, dist->shape[d])), c);
+          lin = LLVM::AddOp::create(
+              rw, loc, LLVM::MulOp::create(rw, loc, lin, i32Const(rw, loc, dist->shape[d])), c);
         }
-        Value idx = LLVM::AddOp::create(rw, loc, LLVM::MulOp::create(rw, loc, w, i32Const(rw, loc, resultNumel)), lin);
+        Value idx = LLVM::AddOp::create(
+            rw, loc, LLVM::MulOp::create(rw, loc, w, i32Const(rw, loc, resultNumel)), lin);
         return LLVM::GEPOp::create(rw, loc, ptr3, storeTy, smem, ValueRange{idx}).getResult();
       };
       auto toStore = [&](Value v) {
@@ -127,10 +131,12 @@ struct ReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
         LLVM::StoreOp::create(rw, loc, toStore(partial[key]), slot(key, warpOnAxis));
       barrier(rw, loc);
       for (const Key &key : keys) {
-        Value acc = fromStore(LLVM::LoadOp::create(rw, loc, storeTy, slot(key, i32Const(rw, loc, 0))));
+        Value acc =
+            fromStore(LLVM::LoadOp::create(rw, loc, storeTy, slot(key, i32Const(rw, loc, 0))));
         for (int64_t w = 1; w < distinctWarps; ++w)
-          acc = combine(rw, loc, kind, acc,
-                        fromStore(LLVM::LoadOp::create(rw, loc, storeTy, slot(key, i32Const(rw, loc, w)))));
+          acc = combine(
+              rw, loc, kind, acc,
+              fromStore(LLVM::LoadOp::create(rw, loc, storeTy, slot(key, i32Const(rw, loc, w)))));
         partial[key] = acc;
       }
     }
@@ -158,6 +164,7 @@ struct ReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
 
 } // namespace
 
-void tessera::conversion::populateReducePatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+void tessera::conversion::populateReducePatterns(TileTypeConverter &tc,
+                                                 RewritePatternSet &patterns) {
   patterns.add<ReduceLowering>(tc);
 }

@@ -41,7 +41,8 @@ FailureOr<SmallVector<size_t>> repeatMap(const Distribution &src, const Distribu
 /// When `dst` holds, in every thread, elements the same thread holds in `src`
 /// (equal lane and warp bits inside the tile), the conversion is a permutation
 /// of registers: for each element of `dst`, the element of `src` it copies.
-std::optional<SmallVector<size_t>> registerPermutation(const Distribution &src, const Distribution &dst) {
+std::optional<SmallVector<size_t>> registerPermutation(const Distribution &src,
+                                                       const Distribution &dst) {
   if (src.shape != dst.shape || src.sliced != dst.sliced || src.lanes.size() != dst.lanes.size())
     return std::nullopt;
   auto sameBits = [&](ArrayRef<Basis> a, ArrayRef<Basis> b) {
@@ -72,8 +73,7 @@ std::optional<SmallVector<size_t>> registerPermutation(const Distribution &src, 
   return perm;
 }
 
-template <typename OpTy>
-struct RepeatLowering : ConvertOpToLLVMPattern<OpTy> {
+template <typename OpTy> struct RepeatLowering : ConvertOpToLLVMPattern<OpTy> {
   using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
@@ -141,22 +141,26 @@ SmallVector<Value> loadFragments(ConversionPatternRewriter &rw, Location loc, Ra
   Type elt = type.getElementType(), i32 = rw.getI32Type();
   int64_t rows = type.getShape()[0], cols = type.getShape()[1];
   unsigned wm = mma.getWarpsPerCTA()[0];
-  MmaShape s = op.getOpIdx() == 0 ? mmaShape(mma, rows, 8, cols) : mmaShape(mma, 16 * wm, cols, rows);
+  MmaShape s =
+      op.getOpIdx() == 0 ? mmaShape(mma, rows, 8, cols) : mmaShape(mma, 16 * wm, cols, rows);
   Value lane16 = LLVM::URemOp::create(rw, loc, lane, i32Const(rw, loc, 16));
   Value half = LLVM::UDivOp::create(rw, loc, lane, i32Const(rw, loc, 16));
   auto ptr3 = LLVM::LLVMPointerType::get(rw.getContext(), 3);
   auto ldmatrix = [&](Value row, Value col, unsigned n, bool trans) {
-    Value lin = LLVM::AddOp::create(rw, loc, LLVM::MulOp::create(rw, loc, row, i32Const(rw, loc, cols)), col);
+    Value lin = LLVM::AddOp::create(
+        rw, loc, LLVM::MulOp::create(rw, loc, row, i32Const(rw, loc, cols)), col);
     Value addr = LLVM::GEPOp::create(rw, loc, ptr3, elt, smem, ValueRange{lin});
     std::string regs, cons;
     for (unsigned r = 0; r < n; ++r) {
       regs += (r ? ", $" : "$") + std::to_string(r);
       cons += "=r,";
     }
-    std::string asmStr = "ldmatrix.sync.aligned.m8n8.x" + std::to_string(n) + (trans ? ".trans" : "") +
-                         ".shared.b16 {" + regs + "}, [$" + std::to_string(n) + "];";
+    std::string asmStr = "ldmatrix.sync.aligned.m8n8.x" + std::to_string(n) +
+                         (trans ? ".trans" : "") + ".shared.b16 {" + regs + "}, [$" +
+                         std::to_string(n) + "];";
     auto resTy = LLVM::LLVMStructType::getLiteral(rw.getContext(), SmallVector<Type>(n, i32));
-    Value res = inlinePTX(rw, loc, resTy, ValueRange{addr}, asmStr, cons + "l", /*sideEffects=*/true);
+    Value res =
+        inlinePTX(rw, loc, resTy, ValueRange{addr}, asmStr, cons + "l", /*sideEffects=*/true);
     SmallVector<Value> out;
     auto pairTy = VectorType::get({2}, elt);
     for (Value w : unpack(rw, loc, res)) {
@@ -169,12 +173,14 @@ SmallVector<Value> loadFragments(ConversionPatternRewriter &rw, Location loc, Ra
   SmallVector<Value> out;
   if (op.getOpIdx() == 0) {
     Value wM = LLVM::URemOp::create(rw, loc, warp, i32Const(rw, loc, s.wm));
-    Value rowBase = LLVM::AddOp::create(rw, loc, LLVM::MulOp::create(rw, loc, wM, i32Const(rw, loc, rows / s.wm)), lane16);
+    Value rowBase = LLVM::AddOp::create(
+        rw, loc, LLVM::MulOp::create(rw, loc, wM, i32Const(rw, loc, rows / s.wm)), lane16);
     Value colBase = LLVM::MulOp::create(rw, loc, half, i32Const(rw, loc, 8));
     for (int64_t i = 0; i < s.fm; ++i)
       for (int64_t t = 0; t < s.kSteps; ++t) {
-        auto v = ldmatrix(LLVM::AddOp::create(rw, loc, rowBase, i32Const(rw, loc, i * 16)),
-                          LLVM::AddOp::create(rw, loc, colBase, i32Const(rw, loc, t * 16)), 4, false);
+        auto v =
+            ldmatrix(LLVM::AddOp::create(rw, loc, rowBase, i32Const(rw, loc, i * 16)),
+                     LLVM::AddOp::create(rw, loc, colBase, i32Const(rw, loc, t * 16)), 4, false);
         out.append(v.begin(), v.end());
       }
     return out;
@@ -216,9 +222,10 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
                      srcTy.getElementType().getIntOrFloatBitWidth() == 16;
     auto srcCoords = layoutCoords(rw, loc, srcTy, lane, warp);
     // ldmatrix computes its own addresses: no per-element coordinates needed.
-    auto dstCoords = fragments ? FailureOr<std::vector<SmallVector<Value, 4>>>(
-                                     std::vector<SmallVector<Value, 4>>{})
-                               : layoutCoords(rw, loc, dstTy, lane, warp);
+    auto dstCoords =
+        fragments
+            ? FailureOr<std::vector<SmallVector<Value, 4>>>(std::vector<SmallVector<Value, 4>>{})
+            : layoutCoords(rw, loc, dstTy, lane, warp);
     if (failed(srcCoords) || failed(dstCoords))
       return op.emitError("code generation of this layout conversion is not supported yet: ")
              << srcTy << " to " << dstTy;
@@ -231,7 +238,8 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
     auto linear = [&](ArrayRef<Value> c) {
       Value lin = i32Const(rw, loc, 0);
       for (auto [d, v] : llvm::enumerate(c))
-        lin = LLVM::AddOp::create(rw, loc, LLVM::MulOp::create(rw, loc, lin, i32Const(rw, loc, srcTy.getShape()[d])), v);
+        lin = LLVM::AddOp::create(
+            rw, loc, LLVM::MulOp::create(rw, loc, lin, i32Const(rw, loc, srcTy.getShape()[d])), v);
       return LLVM::GEPOp::create(rw, loc, ptr3, storeTy, smem, ValueRange{lin}).getResult();
     };
     SmallVector<Value> elems = unpack(rw, loc, adaptor.getSrc()), out;
@@ -241,7 +249,8 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
     unsigned vec = runLength(srcTy);
     for (size_t i = 0; i < elems.size(); i += vec) {
       if (vec == 1) {
-        Value s = elt.isInteger(1) ? (Value)LLVM::ZExtOp::create(rw, loc, storeTy, elems[i]) : elems[i];
+        Value s =
+            elt.isInteger(1) ? (Value)LLVM::ZExtOp::create(rw, loc, storeTy, elems[i]) : elems[i];
         LLVM::StoreOp::create(rw, loc, s, linear((*srcCoords)[i]));
         continue;
       }
@@ -263,7 +272,8 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
           continue;
         }
         auto vecTy = VectorType::get({(int64_t)rvec}, elt);
-        Value v = LLVM::LoadOp::create(rw, loc, vecTy, linear((*dstCoords)[i]), rvec * storageBytes(elt));
+        Value v =
+            LLVM::LoadOp::create(rw, loc, vecTy, linear((*dstCoords)[i]), rvec * storageBytes(elt));
         for (unsigned e = 0; e < rvec; ++e)
           out.push_back(LLVM::ExtractElementOp::create(rw, loc, v, i32Const(rw, loc, e)));
       }
@@ -275,7 +285,8 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
 
 } // namespace
 
-void tessera::conversion::populateShapePatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+void tessera::conversion::populateShapePatterns(TileTypeConverter &tc,
+                                                RewritePatternSet &patterns) {
   patterns.add<RepeatLowering<tile::BroadcastOp>, RepeatLowering<tile::ExpandDimsOp>,
                TransposeLowering, ConvertLayoutLowering>(tc);
 }

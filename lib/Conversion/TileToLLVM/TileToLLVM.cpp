@@ -48,8 +48,8 @@ LogicalResult rewriteSignature(tile::KernelOp kernel) {
       abi.push_back(t.isInteger(1) ? b.getI8Type() : t);
     }
   }
-  auto fn = LLVM::LLVMFuncOp::create(b, loc, kernel.getSymName(),
-                                     LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), abi));
+  auto fn = LLVM::LLVMFuncOp::create(
+      b, loc, kernel.getSymName(), LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), abi));
   fn->setAttr("nvvm.kernel", b.getUnitAttr());
   auto warps = kernel->getAttrOfType<IntegerAttr>("tile.num_warps");
   int32_t threads = 32 * (warps ? warps.getInt() : 4);
@@ -120,8 +120,9 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
     WalkResult unsupported = module.walk([](tile::PrintOp op) {
       if (!isa<RankedTensorType>(op.getValue().getType()))
         return WalkResult::advance();
-      op.emitError("print() of a tile runs only in the interpreter (tessera run --interpret); on the GPU, "
-                   "print a scalar (a reduction or an element)");
+      op.emitError(
+          "print() of a tile runs only in the interpreter (tessera run --interpret); on the GPU, "
+          "print a scalar (a reduction or an element)");
       return WalkResult::interrupt();
     });
     if (unsupported.wasInterrupted())
@@ -180,7 +181,8 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
       if (auto bytes = fn->getAttrOfType<IntegerAttr>("tile.shared_bytes");
           bytes && bytes.getInt() > kMaxShared) {
-        fn.emitError("the kernel needs ") << bytes.getInt()
+        fn.emitError("the kernel needs ")
+            << bytes.getInt()
             << " bytes of shared memory for its layout conversions, more than the " << kMaxShared
             << " a block may have; use smaller tiles";
         return signalPassFailure();
@@ -189,7 +191,8 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
     module.walk([&](UnrealizedConversionCastOp op) { casts.push_back(op); });
     reconcileUnrealizedCasts(casts, &remaining);
     if (!remaining.empty()) {
-      remaining.front()->emitError("internal compiler error: a value could not be converted to LLVM");
+      remaining.front()->emitError(
+          "internal compiler error: a value could not be converted to LLVM");
       signalPassFailure();
     }
   }
@@ -198,7 +201,8 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
 /// tile.return, program ids, grid extents and tensor extents.
 struct ReturnLowering : ConvertOpToLLVMPattern<tile::ReturnOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(tile::ReturnOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(tile::ReturnOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
     rw.replaceOpWithNewOp<LLVM::ReturnOp>(op, ValueRange{});
     return success();
   }
@@ -207,13 +211,20 @@ struct ReturnLowering : ConvertOpToLLVMPattern<tile::ReturnOp> {
 template <typename OpTy, typename X, typename Y, typename Z>
 struct GridIndexLowering : ConvertOpToLLVMPattern<OpTy> {
   using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor, ConversionPatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                                ConversionPatternRewriter &rw) const override {
     Type i32 = rw.getI32Type();
     Value v;
     switch (op.getAxis()) {
-    case 0: v = X::create(rw, op.getLoc(), i32); break;
-    case 1: v = Y::create(rw, op.getLoc(), i32); break;
-    default: v = Z::create(rw, op.getLoc(), i32); break;
+    case 0:
+      v = X::create(rw, op.getLoc(), i32);
+      break;
+    case 1:
+      v = Y::create(rw, op.getLoc(), i32);
+      break;
+    default:
+      v = Z::create(rw, op.getLoc(), i32);
+      break;
     }
     rw.replaceOp(op, v);
     return success();
@@ -222,7 +233,8 @@ struct GridIndexLowering : ConvertOpToLLVMPattern<OpTy> {
 
 struct DimLowering : ConvertOpToLLVMPattern<tile::DimOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(tile::DimOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(tile::DimOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
     rw.replaceOpWithNewOp<LLVM::ExtractValueOp>(op, adaptor.getTensor(), 1 + op.getAxis());
     return success();
   }
@@ -230,9 +242,12 @@ struct DimLowering : ConvertOpToLLVMPattern<tile::DimOp> {
 
 } // namespace
 
-void tessera::conversion::populateKernelPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+void tessera::conversion::populateKernelPatterns(TileTypeConverter &tc,
+                                                 RewritePatternSet &patterns) {
   populatePrintPatterns(tc, patterns);
-  patterns.add<ReturnLowering, DimLowering,
-               GridIndexLowering<tile::ProgramIdOp, NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
-               GridIndexLowering<tile::NumProgramsOp, NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>>(tc);
+  patterns.add<
+      ReturnLowering, DimLowering,
+      GridIndexLowering<tile::ProgramIdOp, NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
+      GridIndexLowering<tile::NumProgramsOp, NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>>(
+      tc);
 }

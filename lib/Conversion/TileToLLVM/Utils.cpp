@@ -22,9 +22,8 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) 
     SmallVector<Type> fields(*n, elt);
     return LLVM::LLVMStructType::getLiteral(t.getContext(), fields);
   });
-  addConversion([](tile::GlobalTensorType t) -> Type {
-    return descriptorType(t.getContext(), t.getRank());
-  });
+  addConversion(
+      [](tile::GlobalTensorType t) -> Type { return descriptorType(t.getContext(), t.getRank()); });
 }
 
 LLVM::LLVMStructType TileTypeConverter::descriptorType(MLIRContext *ctx, unsigned rank) {
@@ -52,7 +51,8 @@ SmallVector<Value> tessera::conversion::unpack(OpBuilder &b, Location loc, Value
   return out;
 }
 
-Value tessera::conversion::pack(OpBuilder &b, Location loc, Type structType, ArrayRef<Value> elems) {
+Value tessera::conversion::pack(OpBuilder &b, Location loc, Type structType,
+                                ArrayRef<Value> elems) {
   Value s = LLVM::UndefOp::create(b, loc, structType);
   for (auto [i, e] : llvm::enumerate(elems))
     s = LLVM::InsertValueOp::create(b, loc, s, e, i);
@@ -187,9 +187,9 @@ SmallVector<Value> tessera::conversion::predicatedLoad(OpBuilder &b, Location lo
   SmallVector<Value> operands = {addr, LLVM::ZExtOp::create(b, loc, b.getI32Type(), pred)};
   operands.append(padWords.begin(), padWords.end());
   Type wordTy = b.getIntegerType(plan.wordBits);
-  Type resTy = n == 1 ? wordTy
-                      : (Type)LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                               SmallVector<Type>(n, wordTy));
+  Type resTy =
+      n == 1 ? wordTy
+             : (Type)LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(n, wordTy));
   Value res = inlinePTX(b, loc, resTy, operands, asmStr, cons, /*sideEffects=*/true);
   SmallVector<Value> words;
   if (n == 1)
@@ -223,8 +223,8 @@ Value tessera::conversion::shuffleXor(OpBuilder &b, Location loc, Value v, unsig
   Type t = v.getType();
   Type i32 = b.getI32Type();
   auto shfl = [&](Value x) -> Value {
-    return NVVM::ShflOp::create(b, loc, x.getType(), i32Const(b, loc, -1), x, i32Const(b, loc, mask),
-                                i32Const(b, loc, 0x1f),
+    return NVVM::ShflOp::create(b, loc, x.getType(), i32Const(b, loc, -1), x,
+                                i32Const(b, loc, mask), i32Const(b, loc, 0x1f),
                                 NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly),
                                 nullptr);
   };
@@ -233,7 +233,8 @@ Value tessera::conversion::shuffleXor(OpBuilder &b, Location loc, Value v, unsig
   if (t.getIntOrFloatBitWidth() == 64) {
     Value bits = isa<FloatType>(t) ? (Value)LLVM::BitcastOp::create(b, loc, b.getI64Type(), v) : v;
     Value lo = LLVM::TruncOp::create(b, loc, i32, bits);
-    Value hi = LLVM::TruncOp::create(b, loc, i32, LLVM::LShrOp::create(b, loc, bits, i64Const(b, loc, 32)));
+    Value hi = LLVM::TruncOp::create(b, loc, i32,
+                                     LLVM::LShrOp::create(b, loc, bits, i64Const(b, loc, 32)));
     Value l2 = LLVM::ZExtOp::create(b, loc, b.getI64Type(), shfl(lo));
     Value h2 = LLVM::ShlOp::create(b, loc, LLVM::ZExtOp::create(b, loc, b.getI64Type(), shfl(hi)),
                                    i64Const(b, loc, 32));
@@ -270,7 +271,8 @@ void tessera::conversion::requireShared(Operation *op, int64_t bytes) {
     return;
   auto cur = fn->getAttrOfType<IntegerAttr>("tile.shared_bytes");
   if (!cur || cur.getInt() < bytes)
-    fn->setAttr("tile.shared_bytes", IntegerAttr::get(IntegerType::get(op->getContext(), 64), bytes));
+    fn->setAttr("tile.shared_bytes",
+                IntegerAttr::get(IntegerType::get(op->getContext(), 64), bytes));
 }
 
 Value tessera::conversion::combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
