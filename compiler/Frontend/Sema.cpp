@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Frontend/SemaImpl.h"
 
+#include "dialects/Tile/Knobs.h"
+
 #include "llvm/ADT/StringSet.h"
 
 using namespace tessera;
@@ -164,15 +166,17 @@ bool Checker::declareKernelSymbols() {
     s.type = ValueType::scalar(DType::I32);
     auto v = spec_.params.find(knob);
     s.constant =
-        v != spec_.params.end() ? v->second : (llvm::StringRef(knob) == "num_warps" ? 4 : 3);
+        v != spec_.params.end()
+            ? v->second
+            : (llvm::StringRef(knob) == "num_warps" ? kDefaultNumWarps : kDefaultNumStages);
     kernelScope_[knob] = &s;
   }
   auto knobValue = [&](const char *name, int64_t fallback) {
     auto f = kernelScope_.find(name);
     return f != kernelScope_.end() && f->second->constant ? *f->second->constant : fallback;
   };
-  info_->numWarps = knobValue("num_warps", 4);
-  info_->numStages = knobValue("num_stages", 3);
+  info_->numWarps = knobValue("num_warps", kDefaultNumWarps);
+  info_->numStages = knobValue("num_stages", kDefaultNumStages);
   // A bad declared default was reported at its value; check overrides here.
   if (spec_.params.count("num_warps") && (!isPow2(info_->numWarps) || info_->numWarps > 32)) {
     error(k_.loc,

@@ -12,6 +12,7 @@
 #define TESSERA_FRONTEND_SEMA_H
 
 #include "compiler/Frontend/AST.h"
+#include "dialects/Tile/Knobs.h"
 
 #include <deque>
 #include <map>
@@ -46,7 +47,7 @@ struct KernelInfo {
   std::vector<std::pair<std::string, int64_t>> tuneValues;  // declared tune params
   std::vector<std::pair<std::string, int64_t>> whereValues; // in declaration order
   std::map<std::string, int64_t> specializedDims;           // dims baked in as constants
-  int64_t numWarps = 4, numStages = 3;
+  int64_t numWarps = kDefaultNumWarps, numStages = kDefaultNumStages;
   std::vector<const Symbol *> params; // one per kernel parameter
   std::vector<const Symbol *> dims;   // named dims in order of first appearance
   std::deque<Symbol> symbols;         // owns every symbol the AST points to

@@ -74,13 +74,6 @@ void BlockedLayoutAttr::print(AsmPrinter &p) const {
   p << "}>";
 }
 
-unsigned BlockedLayoutAttr::getNumWarps() const {
-  unsigned n = 1;
-  for (unsigned w : getWarpsPerCTA())
-    n *= w;
-  return n;
-}
-
 LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                         ArrayRef<unsigned> spt, ArrayRef<unsigned> tpw,
                                         ArrayRef<unsigned> wpc, ArrayRef<unsigned> order) {
@@ -101,6 +94,13 @@ LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitE
   if (lanes != 32)
     return emitError() << "threadsPerWarp must multiply to 32, got " << lanes;
   return success();
+}
+
+unsigned BlockedLayoutAttr::getNumWarps() const {
+  unsigned n = 1;
+  for (unsigned w : getWarpsPerCTA())
+    n *= w;
+  return n;
 }
 
 Attribute SliceLayoutAttr::parse(AsmParser &p, Type) {
@@ -125,23 +125,31 @@ LogicalResult SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitErr
 }
 
 Attribute MmaLayoutAttr::parse(AsmParser &p, Type) {
-  SmallVector<unsigned> wpc;
-  if (p.parseLess() || p.parseLBrace() || parseList(p, "warpsPerCTA", wpc) || p.parseRBrace() ||
-      p.parseGreater())
+  unsigned version;
+  SmallVector<unsigned> wpc, instr;
+  if (p.parseLess() || p.parseLBrace() || parseUnsigned(p, "version", version) || p.parseComma() ||
+      parseList(p, "warpsPerCTA", wpc) || p.parseComma() || parseList(p, "instrShape", instr) ||
+      p.parseRBrace() || p.parseGreater())
     return {};
-  return p.getChecked<MmaLayoutAttr>(p.getContext(), wpc);
+  return p.getChecked<MmaLayoutAttr>(p.getContext(), version, wpc, instr);
 }
 
 void MmaLayoutAttr::print(AsmPrinter &p) const {
-  p << "<{";
+  p << "<{version = " << getVersion() << ", ";
   printList(p, "warpsPerCTA", getWarpsPerCTA());
+  p << ", ";
+  printList(p, "instrShape", getInstrShape());
   p << "}>";
 }
 
-LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    ArrayRef<unsigned> wpc) {
+LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned version,
+                                    ArrayRef<unsigned> wpc, ArrayRef<unsigned> instr) {
   if (wpc.size() != 2 || !llvm::isPowerOf2_32(wpc[0]) || !llvm::isPowerOf2_32(wpc[1]))
     return emitError() << "an mma layout needs two power-of-two warp counts";
+  if (version != 2)
+    return emitError() << "mma layout version " << version << " is not supported (2: mma.sync)";
+  if (instr.size() != 2 || instr[0] != 16 || instr[1] != 8)
+    return emitError() << "a version-2 mma layout has instrShape [16, 8]";
   return success();
 }
 

@@ -70,17 +70,20 @@ def Tile_SliceLayoutAttr : Tile_LayoutAttr<"SliceLayout", "slice"> {
 }
 
 def Tile_MmaLayoutAttr : Tile_LayoutAttr<"MmaLayout", "mma"> {
-  let summary = "the accumulator layout of mma.sync m16n8k16 tensor-core products";
+  let summary = "the accumulator layout of tensor-core products";
   let description = [{
-    Warps tile the [M, N] accumulator in a `warpsPerCTA` grid; each warp owns
-    16x8 fragments, in which lane l holds rows l/4 and l/4 + 8, columns
-    2*(l%4) and 2*(l%4) + 1.
+    The accumulator of a tensor-core instruction family: `version` 2 is
+    mma.sync (Ampere and later), whose `instrShape` is the [M, N] of one
+    instruction's accumulator fragment ([16, 8] for m16n8k16). Warps tile the
+    [M, N] accumulator in a `warpsPerCTA` grid; in a version-2 fragment lane l
+    holds rows l/4 and l/4 + 8, columns 2*(l%4) and 2*(l%4) + 1.
 
     ```mlir
-    #tile.mma<{warpsPerCTA = [4, 2]}>
+    #tile.mma<{version = 2, warpsPerCTA = [4, 2], instrShape = [16, 8]}>
     ```
   }];
-  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA);
+  let parameters = (ins "unsigned":$version, ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$instrShape);
 }
 
 def Tile_DotOperandLayoutAttr : Tile_LayoutAttr<"DotOperandLayout", "dot_op"> {

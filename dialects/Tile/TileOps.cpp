@@ -120,6 +120,16 @@ void KernelOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setN
       setName(arg, s.getValue());
 }
 
+unsigned KernelOp::getNumWarps() {
+  auto a = (*this)->getAttrOfType<IntegerAttr>("tile.num_warps");
+  return a ? a.getInt() : tessera::kDefaultNumWarps;
+}
+
+unsigned KernelOp::getNumStages() {
+  auto a = (*this)->getAttrOfType<IntegerAttr>("tile.num_stages");
+  return a ? a.getInt() : tessera::kDefaultNumStages;
+}
+
 LogicalResult KernelOp::verify() {
   FunctionType type = getFunctionType();
   if (type.getNumResults() != 0)

@@ -63,6 +63,9 @@ def Tile_KernelOp : Tile_Op<"kernel", [
   let builders = [OpBuilder<(ins "::llvm::StringRef":$name, "::mlir::FunctionType":$type)>];
   let extraClassDeclaration = [{
     ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return getFunctionType().getInputs(); }
+    /// `tile.num_warps` and `tile.num_stages`, or their defaults (Knobs.h).
+    unsigned getNumWarps();
+    unsigned getNumStages();
   }];
 }
 

@@ -3,6 +3,7 @@
 #define TESSERA_CONVERSION_PASSES_H
 
 #include "dialects/Tile/TileDialect.h"
+#include "lib/Target/TargetInfo.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

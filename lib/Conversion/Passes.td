@@ -20,8 +20,14 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
     alignment allow) PTX accesses, reductions use warp shuffles and shared
     memory, and layout conversions go through shared memory. The grid region
     is dropped: the host evaluates it from the tile IR. Ops without a lowering
-    yet are reported at their source location.
+    yet are reported at their source location, and so is a kernel that needs
+    more shared memory than a block of `arch` may have.
   }];
+  let options = [
+    Option<"arch", "arch", "std::string",
+           "::tessera::target::TargetInfo::kDefaultArch.str()",
+           "the GPU architecture code is generated for (sm_80, sm_90a, ...)">
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::cf::ControlFlowDialect"];
 }

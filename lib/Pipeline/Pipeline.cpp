@@ -18,10 +18,10 @@ void tessera::pipeline::registerCodegenDialects(DialectRegistry &registry) {
   registry.insert<cf::ControlFlowDialect>();
 }
 
-LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module) {
+LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::StringRef arch) {
   PassManager pm(module.getContext());
-  pm.addNestedPass<tile::KernelOp>(tile::createTileAssignLayouts());
-  pm.addPass(tile::createConvertTileToLLVM());
+  pm.addNestedPass<tile::KernelOp>(tile::createTileAssignLayouts({arch.str()}));
+  pm.addPass(tile::createConvertTileToLLVM({arch.str()}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(tile::createTileSinkSharedLoads());

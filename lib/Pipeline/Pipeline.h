@@ -24,8 +24,8 @@ namespace tessera::pipeline {
 void registerCodegenDialects(mlir::DialectRegistry &registry);
 
 /// Assigns layouts and lowers every tile.kernel of `module`, in place, to an
-/// llvm.func kernel. Fails after reporting on the context.
-mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module);
+/// llvm.func kernel for `arch` (TargetInfo). Fails after reporting on the context.
+mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef arch);
 
 /// The whole back end for an LLVM-dialect module from lowerToLLVMDialect.
 llvm::Expected<std::string> toLLVMIR(mlir::ModuleOp module, llvm::StringRef arch);

@@ -34,8 +34,9 @@ namespace {
 
 class Assigner {
 public:
-  Assigner(KernelOp kernel, unsigned numWarps)
-      : b_(kernel.getContext()), ctx_(kernel.getContext()), numWarps_(numWarps) {}
+  Assigner(KernelOp kernel, const tessera::target::TargetInfo &target)
+      : b_(kernel.getContext()), ctx_(kernel.getContext()), numWarps_(kernel.getNumWarps()),
+        target_(target) {}
 
   LogicalResult run(Block &block) {
     for (Operation &op : llvm::make_early_inc_range(block))
@@ -161,6 +162,7 @@ private:
   OpBuilder b_;
   MLIRContext *ctx_;
   unsigned numWarps_;
+  const tessera::target::TargetInfo &target_;
 };
 
 LogicalResult Assigner::visit(Operation *op) {
@@ -219,13 +221,9 @@ LogicalResult Assigner::visit(Operation *op) {
   }
   if (auto dot = dyn_cast<DotOp>(op)) {
     RankedTensorType t = tensorOf(dot.getResult());
-    Type elt = tensorOf(dot.getA()).getElementType();
-    int64_t m = t.getShape()[0], n = t.getShape()[1], k = tensorOf(dot.getA()).getShape()[1];
-    // Tensor cores: 16x8x16 fragments, every warp owning at least one.
-    bool mma = (elt.isF16() || elt.isBF16()) && t.getElementType().isF32() && m % 16 == 0 &&
-               n % 8 == 0 && k % 16 == 0 && m * n >= 16 * 8 * (int64_t)numWarps_;
-    Attribute l =
-        mma ? (Attribute)getMmaLayout(ctx_, t.getShape(), numWarps_) : (Attribute)defaultFor(t);
+    std::optional<tessera::target::MmaInstr> instr = target_.tensorCoreInstr(dotShape(dot));
+    Attribute l = instr ? (Attribute)getMmaLayout(ctx_, t.getShape(), numWarps_, *instr)
+                        : (Attribute)defaultFor(t);
     require(op, 0, DotOperandLayoutAttr::get(ctx_, 0, l));
     require(op, 1, DotOperandLayoutAttr::get(ctx_, 1, l));
     require(op, 2, l);
@@ -324,11 +322,16 @@ void carryInProducedLayout(scf::ForOp loop) {
 }
 
 struct TileAssignLayouts : tile::impl::TileAssignLayoutsBase<TileAssignLayouts> {
+  using TileAssignLayoutsBase::TileAssignLayoutsBase;
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    auto warps = kernel->getAttrOfType<IntegerAttr>("tile.num_warps");
-    unsigned numWarps = warps ? warps.getInt() : 4;
-    Assigner assigner(kernel, numWarps);
+    std::optional<tessera::target::TargetInfo> target = tessera::target::TargetInfo::lookup(arch);
+    if (!target) {
+      kernel.emitError("unsupported architecture '")
+          << arch << "' (supported: " << tessera::target::TargetInfo::supportedList() << ")";
+      return signalPassFailure();
+    }
+    Assigner assigner(kernel, *target);
     if (failed(assigner.run(kernel.getBody().front())))
       return signalPassFailure();
     // Innermost loops first, so that an outer loop sees the inner one's layout.

@@ -53,12 +53,28 @@ BlockedLayoutAttr tile::getDefaultBlockedLayout(MLIRContext *ctx, ArrayRef<int64
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
 }
 
-MmaLayoutAttr tile::getMmaLayout(MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned numWarps) {
-  // Each warp computes at least a 16x8 fragment; split M (rows) first.
-  // Rows first; the other warps split N. Callers ensure M * N >= 128 * numWarps,
-  // so that N / (numWarps / wm) >= 8 and every warp owns a 16x8 fragment.
-  unsigned wm = std::min(numWarps, floorPow2(shape[0] / 16));
-  return MmaLayoutAttr::get(ctx, {wm, numWarps / wm});
+MmaLayoutAttr tile::getMmaLayout(MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned numWarps,
+                                 const tessera::target::MmaInstr &instr) {
+  // Each warp computes at least one instruction's fragment; split M (rows)
+  // first, the other warps split N. tensorCoreInstr() ensures M * N >= m * n *
+  // numWarps, so that every warp owns a fragment.
+  unsigned wm = std::min(numWarps, floorPow2(shape[0] / instr.m));
+  return MmaLayoutAttr::get(ctx, instr.version, {wm, numWarps / wm},
+                            {(unsigned)instr.m, (unsigned)instr.n});
+}
+
+tessera::target::DotShape tile::dotShape(DotOp dot) {
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  auto c = cast<RankedTensorType>(dot.getResult().getType());
+  tessera::target::DotShape s;
+  s.ab = a.getElementType();
+  s.acc = c.getElementType();
+  s.m = c.getShape()[0];
+  s.n = c.getShape()[1];
+  s.k = a.getShape()[1];
+  auto kernel = dot->getParentOfType<KernelOp>();
+  s.numWarps = kernel ? kernel.getNumWarps() : tessera::kDefaultNumWarps;
+  return s;
 }
 
 BlockedLayoutAttr tile::getTransposedLayout(BlockedLayoutAttr l) {

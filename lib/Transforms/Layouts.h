@@ -8,6 +8,7 @@
 #define TESSERA_TRANSFORMS_LAYOUTS_H
 
 #include "dialects/Tile/TileDialect.h"
+#include "lib/Target/TargetInfo.h"
 
 namespace mlir::tile {
 
@@ -17,8 +18,13 @@ namespace mlir::tile {
 BlockedLayoutAttr getDefaultBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
                                           unsigned numWarps, unsigned eltBits);
 
-/// The accumulator layout of an [M, N] mma.sync product: warps split M first.
-MmaLayoutAttr getMmaLayout(MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned numWarps);
+/// The accumulator layout of an [M, N] tensor-core product on `instr`: warps
+/// split M first.
+MmaLayoutAttr getMmaLayout(MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned numWarps,
+                           const tessera::target::MmaInstr &instr);
+
+/// `dot` as TargetInfo::tensorCoreInstr sees it (the kernel's warps included).
+tessera::target::DotShape dotShape(DotOp dot);
 
 /// The layout of `x.T` when `x` has the blocked layout `l`: axes swapped.
 BlockedLayoutAttr getTransposedLayout(BlockedLayoutAttr l);

@@ -7,6 +7,7 @@
 #define TESSERA_TRANSFORMS_PASSES_H
 
 #include "dialects/Tile/TileDialect.h"
+#include "lib/Target/TargetInfo.h"
 
 #include "mlir/Pass/Pass.h"
 

@@ -24,8 +24,15 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::tile::KernelOp"> {
     from index math (aranges, splats, element-wise ops, broadcasts), else a
     `tile.convert_layout` is inserted; loop-carried values take the layout
     each iteration produces. Conversions that fold away (no-ops, chains, splat
-    constants) are removed and loop-invariant ones hoisted.
+    constants) are removed and loop-invariant ones hoisted. Whether a dot
+    runs on tensor cores, and on which instruction, is the target's answer
+    (TargetInfo::tensorCoreInstr for `arch`).
   }];
+  let options = [
+    Option<"arch", "arch", "std::string",
+           "::tessera::target::TargetInfo::kDefaultArch.str()",
+           "the GPU architecture code is generated for (sm_80, sm_90a, ...)">
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 

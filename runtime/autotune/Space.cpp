@@ -2,6 +2,7 @@
 #include "runtime/autotune/Space.h"
 
 #include "dialects/Tile/TileDialect.h"
+#include "lib/Transforms/Layouts.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -66,9 +67,10 @@ int64_t liveAcross(scf::ForOp loop) {
 
 } // namespace
 
-std::string tessera::autotune::pruneReason(tile::KernelOp kernel, unsigned numWarps,
-                                           const Budget &budget) {
-  int64_t threads = 32 * (int64_t)numWarps, largest = 0;
+std::string tessera::autotune::pruneReason(tile::KernelOp kernel,
+                                           const target::TargetInfo &target) {
+  unsigned numWarps = kernel.getNumWarps();
+  int64_t threads = target.warpSize() * (int64_t)numWarps, largest = 0;
   std::string reason;
   kernel.getBody().walk([&](Operation *op) {
     for (Type t : op->getResultTypes())
@@ -85,33 +87,37 @@ std::string tessera::autotune::pruneReason(tile::KernelOp kernel, unsigned numWa
   if (largest && threads > largest)
     return "num_warps=" + std::to_string(numWarps) + " gives " + std::to_string(threads) +
            " threads but the largest tile has " + std::to_string(largest) + " elements";
-  // Tensor-core dots: every warp needs a 16x8 fragment; operands are staged
+  // Tensor-core dots: a dot whose types have a tensor-core instruction but
+  // whose shape or warps do not fit it would fall back to FMA (the compiler's
+  // own predicate, TargetInfo::tensorCoreInstr, decides); operands are staged
   // through shared memory.
   int64_t dotShared = 0;
   kernel.getBody().walk([&](tile::DotOp d) {
-    auto a = cast<RankedTensorType>(d.getA().getType()),
-         b = cast<RankedTensorType>(d.getB().getType());
-    auto c = cast<RankedTensorType>(d.getResult().getType());
-    bool mma = a.getElementType().getIntOrFloatBitWidth() == 16;
-    if (mma && reason.empty() && c.getNumElements() < 128 * (int64_t)numWarps)
-      reason = "dot [" + std::to_string(c.getShape()[0]) + ", " + std::to_string(c.getShape()[1]) +
-               "] is too small for " + std::to_string(numWarps) +
-               " warps on tensor cores (each warp needs a 16x8 fragment)";
-    if (mma)
-      dotShared = std::max(dotShared, bytesOf(a) + bytesOf(b));
+    target::DotShape s = tile::dotShape(d);
+    std::optional<target::MmaInstr> instr = target.tensorCoreInstr(s);
+    if (!instr && target.mmaSync(s.ab, s.acc) && reason.empty())
+      reason = "dot [" + std::to_string(s.m) + ", " + std::to_string(s.k) + "] x [" +
+               std::to_string(s.k) + ", " + std::to_string(s.n) + "] with " +
+               std::to_string(numWarps) + " warps does not fit the tensor cores of " +
+               target.arch().str() + " (it would run on FMA)";
+    if (instr)
+      dotShared = std::max(dotShared, bytesOf(cast<RankedTensorType>(d.getA().getType())) +
+                                          bytesOf(cast<RankedTensorType>(d.getB().getType())));
   });
   if (!reason.empty())
     return reason;
-  if (dotShared > budget.sharedBytes)
+  if (dotShared > target.maxSharedBytesPerBlock())
     return "the dot operands need " + std::to_string(dotShared) +
-           " bytes of shared memory, more than the " + std::to_string(budget.sharedBytes) +
-           " a block has";
+           " bytes of shared memory, more than the " +
+           std::to_string(target.maxSharedBytesPerBlock()) + " a block has on " +
+           target.arch().str();
   // Registers: tiles kept live across a loop, spread over the block's threads.
   int64_t worst = 0;
   kernel.getBody().walk([&](scf::ForOp loop) { worst = std::max(worst, liveAcross(loop)); });
   int64_t regs = worst / 4 / threads;
-  if (regs > budget.registers)
+  if (regs > target.maxRegistersPerThread())
     return "the tiles live across a loop need about " + std::to_string(regs) +
-           " registers per thread (limit " + std::to_string(budget.registers) + "): it would spill";
+           " registers per thread (limit " + std::to_string(target.maxRegistersPerThread()) +
+           "): it would spill";
   return "";
 }

@@ -13,6 +13,7 @@
 #ifndef TESSERA_RUNTIME_AUTOTUNE_SPACE_H
 #define TESSERA_RUNTIME_AUTOTUNE_SPACE_H
 
+#include "lib/Target/TargetInfo.h"
 #include "runtime/jit/Compiler.h"
 
 namespace tessera::autotune {
@@ -25,15 +26,9 @@ struct Config {
 /// Every configuration of `sig`'s tune clauses; the first is the default.
 std::vector<Config> enumerate(const jit::KernelSignature &sig);
 
-/// The limits of the target the rules check against.
-struct Budget {
-  int64_t sharedBytes = 232448; // per block (227 KiB on sm_90)
-  int64_t registers = 255;      // per thread
-};
-
-/// Why `kernel` (specialized for a configuration with `numWarps` warps)
-/// should not be compiled, or "" to compile it.
-std::string pruneReason(mlir::tile::KernelOp kernel, unsigned numWarps, const Budget &budget = {});
+/// Why `kernel` (specialized for a configuration) should not be compiled for
+/// `target`, or "" to compile it. Its warps are the kernel's `tile.num_warps`.
+std::string pruneReason(mlir::tile::KernelOp kernel, const target::TargetInfo &target);
 
 } // namespace tessera::autotune
 

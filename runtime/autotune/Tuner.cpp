@@ -29,11 +29,6 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-int64_t numWarpsOf(const Config &c) {
-  auto it = c.params.find("num_warps");
-  return it == c.params.end() ? 4 : it->second;
-}
-
 /// "123 bytes smem" in a ptxas -v log (the largest).
 int64_t staticSmemOf(llvm::StringRef log) {
   int64_t best = 0;
@@ -63,6 +58,9 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
   auto sig = program.kernel(req.kernel);
   if (!sig)
     return sig.takeError();
+  auto target = target::TargetInfo::get(req.arch);
+  if (!target)
+    return target.takeError();
   CompileSummary out;
   for (Config &c : enumerate(*sig))
     out.candidates.push_back(Candidate{std::move(c)});
@@ -87,7 +85,7 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
       cr.driverVersion = req.driverVersion;
       if (i != 0) { // the default is never pruned
         llvm::Error e = compiler.inspect(program, cr, [&](mlir::tile::KernelOp k) {
-          c.pruned = pruneReason(k, (unsigned)numWarpsOf(c.config));
+          c.pruned = pruneReason(k, *target);
           return llvm::Error::success();
         });
         if (e)

@@ -88,7 +88,7 @@ struct TuneRequest {
   std::string kernel;
   std::map<std::string, int64_t> dims; // every dim and integer scalar
   bool aligned = true;
-  std::string arch = "sm_90a";
+  std::string arch = target::TargetInfo::kDefaultArch.str();
   unsigned optLevel = 1;
   unsigned threads = 0; // compile workers; 0: hardware threads
   int driverVersion = 0;

@@ -174,7 +174,7 @@ llvm::Expected<Result> tessera::bench::runPair(jit::Runtime &rt, const PairSpec 
     return llvm::Error::success();
   };
   if (!spec.cuFile.empty()) {
-    auto base = CudaBaseline::load(spec.cuFile, spec.cuKernel, rt.arch());
+    auto base = CudaBaseline::load(spec.cuFile, spec.cuKernel, rt.deviceArch());
     if (!base)
       return base.takeError();
     std::map<std::string, int64_t> dims = spec.dims;

@@ -395,7 +395,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
   diags.clear();
   {
     DiagnosticEngine::MLIRHandler handler(diags, *ctx_, /*internal=*/false);
-    if (mlir::failed(pipeline::lowerToLLVMDialect(*module)))
+    if (mlir::failed(pipeline::lowerToLLVMDialect(*module, req.arch)))
       return err(rendered(diags));
   }
   module->walk([&](mlir::LLVM::LLVMFuncOp fn) {

@@ -11,8 +11,10 @@
 #ifndef TESSERA_RUNTIME_JIT_COMPILER_H
 #define TESSERA_RUNTIME_JIT_COMPILER_H
 
+#include "dialects/Tile/Knobs.h"
 #include "lib/Support/DType.h"
 #include "lib/Support/Diagnostics.h"
+#include "lib/Target/TargetInfo.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
@@ -82,7 +84,7 @@ struct CompileRequest {
   std::map<std::string, int64_t> params; // tune overrides (and num_warps, num_stages)
   std::map<std::string, int64_t> dims;   // every dim and integer scalar, by name
   bool aligned = true;                   // 16-byte alignment specialization
-  std::string arch = "sm_90a";
+  std::string arch = target::TargetInfo::kDefaultArch.str();
   unsigned optLevel = 1;
   int driverVersion = 0; // part of the cache key when known
 };
@@ -91,7 +93,7 @@ struct CompiledKernel {
   std::string key;   // content address: source, kernel, specialization, arch, versions
   std::string entry; // the PTX .entry
   std::string ptx;
-  unsigned numWarps = 4;
+  unsigned numWarps = kDefaultNumWarps;
   int64_t sharedBytes = 0;
   std::array<int64_t, 3> grid = {1, 1, 1}; // for the request's dims and scalars
   bool fromDisk = false;

@@ -11,6 +11,8 @@
 #ifndef TESSERA_RUNTIME_JIT_DISKCACHE_H
 #define TESSERA_RUNTIME_JIT_DISKCACHE_H
 
+#include "dialects/Tile/Knobs.h"
+
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -21,7 +23,7 @@ namespace tessera::jit {
 
 struct CacheEntry {
   std::string entry, ptx;
-  unsigned numWarps = 4;
+  unsigned numWarps = kDefaultNumWarps;
   int64_t sharedBytes = 0;
 };
 

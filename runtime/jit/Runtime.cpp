@@ -23,9 +23,18 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &o
   auto ctx = cuda::Context::create(opts.device);
   if (!ctx)
     return ctx.takeError();
-  auto arch = ctx->arch();
-  if (!arch)
-    return arch.takeError();
+  auto deviceArch = ctx->arch();
+  if (!deviceArch)
+    return deviceArch.takeError();
+  auto target = target::TargetInfo::get(opts.arch.empty() ? *deviceArch : opts.arch);
+  if (!target) {
+    if (opts.arch.empty())
+      return err("this GPU (" + *deviceArch + ") is not supported yet: " +
+                 llvm::toString(target.takeError()) + "; name one that runs on it with --arch");
+    return target.takeError();
+  }
+  if (!target->runsOn(target::TargetInfo::capabilityOf(*deviceArch)))
+    return err(target->arch() + " code does not run on this " + *deviceArch + " GPU");
   std::unique_ptr<DiskCache> disk;
   if (opts.cacheDir != "off")
     disk = std::make_unique<DiskCache>(opts.cacheDir.empty() ? DiskCache::defaultDirectory()
@@ -33,8 +42,8 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &o
   auto name = ctx->name();
   if (!name)
     return name.takeError();
-  auto rt =
-      std::unique_ptr<Runtime>(new Runtime(std::move(*ctx), *arch, std::move(disk), opts.optLevel));
+  auto rt = std::unique_ptr<Runtime>(new Runtime(std::move(*ctx), std::move(*target), *deviceArch,
+                                                 std::move(disk), opts.optLevel));
   const char *noTuning = getenv("TESSERA_NO_TUNING");
   if (opts.tuningDB != "off" && !(noTuning && *noTuning && std::string(noTuning) != "0"))
     rt->tuningDB_ = opts.tuningDB.empty() ? autotune::TuneDB::defaultPath() : opts.tuningDB;
@@ -128,7 +137,7 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
       auto fn = mod->function(ck->entry);
       if (!fn)
         return fn.takeError();
-      if (ck->sharedBytes > 48 * 1024) {
+      if (ck->sharedBytes > target_.defaultSharedBytesPerBlock()) {
         const cuda::DriverAPI &api = *cuda::driver();
         if (llvm::Error e = cuda::check(
                 api.cuFuncSetAttribute(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

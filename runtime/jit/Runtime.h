@@ -54,6 +54,10 @@ struct RuntimeOptions {
   /// The tuning database (autotune::TuneDB); empty: TuneDB::defaultPath();
   /// "off": launches never consult one. $TESSERA_NO_TUNING=1 also turns it off.
   std::string tuningDB;
+  /// The architecture kernels are compiled for; empty: the GPU's own. Another
+  /// one must run on this GPU (TargetInfo::runsOn): `sm_80` on an H200 runs
+  /// sm_80 PTX, JIT-compiled by the driver, under sm_80's budgets.
+  std::string arch;
 };
 
 class Runtime {
@@ -65,7 +69,10 @@ public:
                                     llvm::ArrayRef<Arg> args, const LaunchOptions &opts = {});
 
   const cuda::Context &context() const { return ctx_; }
+  /// The architecture kernels are compiled for (RuntimeOptions::arch or the GPU's).
   const std::string &arch() const { return arch_; }
+  /// The GPU's own architecture.
+  const std::string &deviceArch() const { return deviceArch_; }
   Compiler &compiler() { return compiler_; }
   DiskCache *diskCache() { return disk_.get(); }
   /// Registers per thread, local (spill) bytes per thread and static shared
@@ -81,7 +88,7 @@ private:
   struct Loaded {
     cuda::Module module;
     CUfunction fn = nullptr;
-    unsigned numWarps = 4;
+    unsigned numWarps = kDefaultNumWarps;
     int64_t sharedBytes = 0;
     std::string key;
   };
@@ -90,12 +97,15 @@ private:
     std::array<int64_t, 3> grid = {1, 1, 1};
     bool tuned = false; // the tuning database chose the parameters
   };
-  Runtime(cuda::Context ctx, std::string arch, std::unique_ptr<DiskCache> disk, unsigned optLevel)
-      : ctx_(std::move(ctx)), arch_(std::move(arch)), disk_(std::move(disk)),
-        compiler_(disk_.get()), optLevel_(optLevel) {}
+  Runtime(cuda::Context ctx, target::TargetInfo target, std::string deviceArch,
+          std::unique_ptr<DiskCache> disk, unsigned optLevel)
+      : ctx_(std::move(ctx)), target_(std::move(target)), arch_(target_.arch().str()),
+        deviceArch_(std::move(deviceArch)), disk_(std::move(disk)), compiler_(disk_.get()),
+        optLevel_(optLevel) {}
 
   cuda::Context ctx_;
-  std::string arch_;
+  target::TargetInfo target_;
+  std::string arch_, deviceArch_;
   std::unique_ptr<DiskCache> disk_;
   Compiler compiler_;
   unsigned optLevel_;

@@ -32,9 +32,8 @@ std::vector<std::string> verdicts(const std::string &text, std::map<std::string,
     jit::CompileRequest req;
     req.params = c.params;
     req.dims = dims;
-    int64_t warps = c.params.count("num_warps") ? c.params.at("num_warps") : 4;
     llvm::Error e = compiler.inspect(*p, req, [&](mlir::tile::KernelOp k) {
-      out.push_back(pruneReason(k, (unsigned)warps));
+      out.push_back(pruneReason(k, *target::TargetInfo::lookup("sm_90a")));
       return llvm::Error::success();
     });
     EXPECT_FALSE((bool)e) << llvm::toString(std::move(e));
@@ -92,7 +91,9 @@ TEST(AutotunePrune, TensorCoreFragmentsAndRegisters) {
       "  grid [1] { let t = load(a, [0, 0], [16, 16]); store(c, [0, 0], dot(t, t)); }\n",
       {});
   EXPECT_EQ(small[0], "");
-  EXPECT_NE(small[1].find("too small for 8 warps on tensor cores"), std::string::npos) << small[1];
+  EXPECT_NE(small[1].find("with 8 warps does not fit the tensor cores of sm_90a"),
+            std::string::npos)
+      << small[1];
 }
 
 TEST(AutotuneCompile, EveryExampleCompilesWithoutFailures) {

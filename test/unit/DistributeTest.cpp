@@ -166,7 +166,7 @@ class DistributeMma : public Distribute, public ::testing::WithParamInterface<Mm
 
 TEST_P(DistributeMma, MatchesThePtxFragmentLayout) {
   MmaCase p = GetParam();
-  auto d = distribute(tileOf({p.m, p.n}, tile::MmaLayoutAttr::get(&ctx, {p.wm, p.wn})));
+  auto d = distribute(tileOf({p.m, p.n}, tile::MmaLayoutAttr::get(&ctx, 2, {p.wm, p.wn}, {16, 8})));
   ASSERT_TRUE(succeeded(d));
   for (unsigned warp = 0; warp < p.wm * p.wn; ++warp)
     for (unsigned lane = 0; lane < 32; ++lane) {
@@ -190,7 +190,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, DistributeMma,
                          [](const auto &info) { return std::string(info.param.name); });
 
 TEST_F(Distribute, MmaSlicesHoldWholeRowsAndColumns) {
-  auto mma = tile::MmaLayoutAttr::get(&ctx, {4, 2});
+  auto mma = tile::MmaLayoutAttr::get(&ctx, 2, {4, 2}, {16, 8});
   auto rows = distribute(tileOf({128}, tile::SliceLayoutAttr::get(&ctx, 1, mma)));
   ASSERT_TRUE(succeeded(rows));
   EXPECT_EQ(rows->offsets.size(), 4u); // 2 fragments x rows g and g + 8
@@ -206,7 +206,7 @@ TEST_F(Distribute, MmaSlicesHoldWholeRowsAndColumns) {
 }
 
 TEST_F(Distribute, MmaOperandsCoverTheirTiles) {
-  auto mma = tile::MmaLayoutAttr::get(&ctx, {4, 2});
+  auto mma = tile::MmaLayoutAttr::get(&ctx, 2, {4, 2}, {16, 8});
   auto a = distribute(tileOf({128, 64}, tile::DotOperandLayoutAttr::get(&ctx, 0, mma)));
   auto b = distribute(tileOf({64, 128}, tile::DotOperandLayoutAttr::get(&ctx, 1, mma)));
   ASSERT_TRUE(succeeded(a) && succeeded(b));
@@ -219,7 +219,7 @@ TEST_F(Distribute, MmaOperandsCoverTheirTiles) {
 TEST_F(Distribute, AccumulatorWithOneWarpColumnIsTheNextAOperand) {
   // S = Q K^T in mma [8, 1] feeds P V as A: each thread already holds its
   // A fragments (flash attention keeps P in registers).
-  auto mma = tile::MmaLayoutAttr::get(&ctx, {8, 1});
+  auto mma = tile::MmaLayoutAttr::get(&ctx, 2, {8, 1}, {16, 8});
   auto s = distribute(tileOf({128, 64}, mma));
   auto p = distribute(tileOf({128, 64}, tile::DotOperandLayoutAttr::get(&ctx, 0, mma)));
   ASSERT_TRUE(succeeded(s) && succeeded(p));

@@ -58,7 +58,7 @@ TEST_P(LayoutCoords, EveryElementHeldAsOftenAsExpected) {
   b.setInsertionPointToEnd(module.getBody());
   unsigned warps = c.wm * c.wn;
   Attribute layout;
-  auto mma = tile::MmaLayoutAttr::get(&ctx, {c.wm, c.wn});
+  auto mma = tile::MmaLayoutAttr::get(&ctx, 2, {c.wm, c.wn}, {16, 8});
   auto blocked = tile::BlockedLayoutAttr::get(&ctx, {2, 2}, {8, 4}, {c.wm, c.wn}, {1, 0});
   switch (c.kind) {
   case 0:

@@ -48,10 +48,14 @@ INSTANTIATE_TEST_SUITE_P(Layouts, DefaultLayout,
 TEST(Layouts, MmaSplitsRowsFirst) {
   MLIRContext ctx;
   ctx.loadDialect<tile::TileDialect>();
-  auto m = tile::getMmaLayout(&ctx, {128, 128}, 8);
+  tessera::target::MmaInstr instr{2, 16, 8, 16};
+  auto m = tile::getMmaLayout(&ctx, {128, 128}, 8, instr);
   EXPECT_EQ(m.getWarpsPerCTA()[0], 8u);
   EXPECT_EQ(m.getWarpsPerCTA()[1], 1u);
-  auto small = tile::getMmaLayout(&ctx, {32, 64}, 8);
+  EXPECT_EQ(m.getVersion(), 2u);
+  EXPECT_EQ(m.getInstrShape()[0], 16u);
+  EXPECT_EQ(m.getInstrShape()[1], 8u);
+  auto small = tile::getMmaLayout(&ctx, {32, 64}, 8, instr);
   EXPECT_EQ(small.getWarpsPerCTA()[0] * small.getWarpsPerCTA()[1], 8u);
   EXPECT_EQ(small.getWarpsPerCTA()[0], 2u);
 }

@@ -15,6 +15,7 @@
 
 #include "lib/Support/Diagnostics.h"
 #include "lib/Target/PTX.h"
+#include "lib/Target/TargetInfo.h"
 #include "runtime/bench/Baseline.h"
 #include "runtime/bench/Compare.h"
 #include "runtime/cuda/Driver.h"
@@ -79,7 +80,9 @@ int runComparisons(const BenchOptions &opts) {
     p.bytes = opts.bytes;
     specs.push_back(p);
   }
-  auto rt = jit::Runtime::create();
+  jit::RuntimeOptions ro;
+  ro.arch = opts.arch;
+  auto rt = jit::Runtime::create(ro);
   if (!rt)
     return report(rt.takeError());
   auto name = (*rt)->context().name();
@@ -104,7 +107,8 @@ int runComparisons(const BenchOptions &opts) {
     results.push_back(std::move(*r));
   }
   roof.measureComputeFrom(results);
-  llvm::outs() << "device: " << device << "\n";
+  llvm::outs() << "device: " << device << " (" << (*rt)->deviceArch() << "; Tessera code for "
+               << (*rt)->arch() << ")\n";
   bench::printTable(llvm::outs(), results, roof);
   if (!opts.json.empty() && writeFile(opts.json, [&](llvm::raw_ostream &os) {
         bench::writeJSON(os, results, roof, device);
@@ -121,9 +125,14 @@ int runComparisons(const BenchOptions &opts) {
 
 } // namespace
 
-int tessera::runBench(const BenchOptions &opts) {
-  if (!opts.compileOnly)
-    return runComparisons(opts);
+int tessera::runBench(const BenchOptions &options) {
+  if (!checkArch(options.arch))
+    return 1;
+  if (!options.compileOnly)
+    return runComparisons(options);
+  BenchOptions opts = options;
+  if (opts.arch.empty())
+    opts.arch = target::TargetInfo::kDefaultArch.str();
   auto version = cuda::nvrtcVersion();
   if (!version)
     return report(version.takeError());

@@ -10,6 +10,7 @@
 #include "compiler/IRGen/IRGen.h"
 #include "lib/Pipeline/Pipeline.h"
 #include "lib/Target/PTX.h"
+#include "lib/Target/TargetInfo.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -140,7 +141,7 @@ int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specia
     });
   {
     DiagnosticEngine::MLIRHandler handler(diags, ctx, /*internal=*/false);
-    if (failed(pipeline::lowerToLLVMDialect(*module))) {
+    if (failed(pipeline::lowerToLLVMDialect(*module, opts.arch))) {
       diags.render(llvm::errs());
       return 1;
     }
@@ -170,18 +171,26 @@ int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specia
 
 } // namespace
 
-int tessera::runCompile(const CompileOptions &opts) {
+bool tessera::checkArch(const std::string &arch) {
+  if (arch.empty() || target::TargetInfo::lookup(arch))
+    return true;
+  printToolError(llvm::errs(), "unsupported --arch '" + arch + "'; expected one of " +
+                                   target::TargetInfo::supportedList());
+  return false;
+}
+
+int tessera::runCompile(const CompileOptions &options) {
+  CompileOptions opts = options;
+  if (opts.arch.empty())
+    opts.arch = target::TargetInfo::kDefaultArch.str();
   std::optional<EmitStage> stage = parseStage(opts.emit);
   if (!stage) {
     printToolError(llvm::errs(), "unknown --emit stage '" + opts.emit +
                                      "'; expected ast, tile, gpu, llvm, ptx or cubin");
     return 1;
   }
-  if (opts.arch != "sm_90a" && opts.arch != "sm_90" && opts.arch != "sm_80") {
-    printToolError(llvm::errs(),
-                   "unsupported --arch '" + opts.arch + "'; expected sm_90a or sm_80");
+  if (!checkArch(opts.arch))
     return 1;
-  }
   Specialization spec;
   if (!parseAssignments(opts.params, "--param", spec.params) ||
       !parseAssignments(opts.dims, "--dim", spec.dims))

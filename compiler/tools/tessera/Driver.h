@@ -30,13 +30,17 @@ int reportError(llvm::Error e);
 bool parseNumberItems(const std::vector<std::string> &items, const char *flag,
                       std::map<std::string, double> &out);
 
+/// An empty --arch, or one Tessera supports; otherwise prints `unsupported --arch`
+/// with the supported ones and returns false.
+bool checkArch(const std::string &arch);
+
 struct CompileOptions {
   std::string input;
   std::string kernel;
   std::vector<std::string> params; // NAME=V
   std::vector<std::string> dims;   // NAME=V
   std::string emit = "tile";
-  std::string arch = "sm_90a";
+  std::string arch;   // empty: TargetInfo::kDefaultArch
   std::string output; // empty: stdout
   /// Do not assume 16-byte aligned tensors (base, row strides, last extent):
   /// no vectorized accesses. The default assumes alignment, as the runtime
@@ -56,6 +60,7 @@ struct RunOptions {
   std::vector<std::string> params;  // NAME=V: tune overrides
   std::vector<std::string> outs;    // NAME=PATH.npy: tensors written back
   bool interpret = false;
+  std::string arch; // compile for this architecture instead of the GPU's
 };
 
 /// `tessera run`: 0 on success, 1 for a bad program or arguments, 2 when the
@@ -68,7 +73,7 @@ struct TuneOptions {
   std::vector<std::string> dims;    // NAME=V
   std::vector<std::string> scalars; // NAME=V
   bool compileOnly = false;
-  std::string arch = "sm_90a"; // --compile-only; on a GPU, the GPU's
+  std::string arch; // empty: TargetInfo::kDefaultArch with --compile-only, else the GPU's
   unsigned threads = 0;
   double budget = 60; // seconds for the whole GPU search
   double flops = 0;   // per launch, for TFLOP/s
@@ -91,7 +96,9 @@ struct BenchOptions {
   int reps = 30;
   bool compileOnly = false;
   std::string cudaDir = "examples/cuda";
-  std::string arch = "sm_90a";
+  /// The Tessera kernels' architecture; empty: TargetInfo::kDefaultArch with
+  /// --compile-only, else the GPU's. The CUDA baselines are compiled for the GPU.
+  std::string arch;
 };
 
 /// `tessera bench` (Bench.cpp).

@@ -82,6 +82,8 @@ int tessera::reportError(llvm::Error e) {
 }
 
 int tessera::runRun(const RunOptions &opts) {
+  if (!checkArch(opts.arch))
+    return 1;
   std::map<std::string, std::string> args, scalars, outs, paramText;
   if (!splitItems(opts.args, "--arg", "PATH.npy", args) ||
       !splitItems(opts.scalars, "--scalar", "V", scalars) ||
@@ -182,7 +184,9 @@ int tessera::runRun(const RunOptions &opts) {
       return report(info.takeError());
     return writeOuts();
   }
-  auto rt = jit::Runtime::create();
+  jit::RuntimeOptions ro;
+  ro.arch = opts.arch;
+  auto rt = jit::Runtime::create(ro);
   if (!rt)
     return report(rt.takeError());
   std::vector<cuda::DeviceBuffer> buffers(sig->params.size());

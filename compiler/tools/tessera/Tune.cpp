@@ -68,6 +68,8 @@ std::string status(const Candidate &c, const std::vector<Candidate> &all) {
 } // namespace
 
 int tessera::runTune(const TuneOptions &opts) {
+  if (!checkArch(opts.arch))
+    return 1;
   std::map<std::string, double> dimsIn, scalars;
   if (!parseNumberItems(opts.dims, "--dim", dimsIn) ||
       !parseNumberItems(opts.scalars, "--scalar", scalars))
@@ -109,7 +111,7 @@ int tessera::runTune(const TuneOptions &opts) {
     llvm::errs() << "tessera: note: assuming" << assumed << " (not given with --dim)\n";
 
   if (opts.compileOnly) {
-    req.arch = opts.arch;
+    req.arch = opts.arch.empty() ? target::TargetInfo::kDefaultArch.str() : opts.arch;
     auto sum = compileAll(**program, req, progressBar("compiling"));
     if (!sum)
       return report(sum.takeError());
@@ -135,6 +137,7 @@ int tessera::runTune(const TuneOptions &opts) {
   jit::RuntimeOptions ro;
   if (!opts.db.empty())
     ro.tuningDB = opts.db;
+  ro.arch = opts.arch;
   auto rt = jit::Runtime::create(ro);
   if (!rt)
     return report(rt.takeError());

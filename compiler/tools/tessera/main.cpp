@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/tools/tessera/Driver.h"
+#include "lib/Target/TargetInfo.h"
 
 #include <CLI/CLI.hpp>
 
@@ -33,8 +34,10 @@ int main(int argc, char **argv) {
       ->allow_extra_args(false);
   c->add_option("--emit", compile.emit, "the stage to print: ast|tile|gpu|llvm|ptx|cubin")
       ->capture_default_str();
-  c->add_option("--arch", compile.arch, "the GPU architecture: sm_90a or sm_80")
-      ->capture_default_str();
+  const std::string archs = tessera::target::TargetInfo::supportedList();
+  c->add_option("--arch", compile.arch,
+                "the GPU architecture (default " + tessera::target::TargetInfo::kDefaultArch.str() +
+                    "; one of " + archs + ")");
   c->add_option("-o", compile.output, "write the output to this path instead of stdout");
   c->add_flag("--unaligned", compile.unaligned,
               "do not assume 16-byte aligned tensors (no vectorized global accesses)");
@@ -56,6 +59,9 @@ int main(int argc, char **argv) {
   r->add_option("--out", run.outs, "NAME=PATH.npy: write this tensor argument after the run")
       ->allow_extra_args(false);
   r->add_flag("--interpret", run.interpret, "run in the CPU interpreter instead of on the GPU");
+  r->add_option("--arch", run.arch,
+                "compile for this architecture instead of the GPU's (it must run there: "
+                "sm_80 code runs on an sm_90a GPU)");
 
   tessera::TuneOptions tune;
   CLI::App *t = app.add_subcommand(
@@ -67,7 +73,10 @@ int main(int argc, char **argv) {
   t->add_option("--scalar", tune.scalars, "NAME=V: a scalar argument")->allow_extra_args(false);
   t->add_flag("--compile-only", tune.compileOnly,
               "enumerate, prune and compile (ptxas resource reports) without a GPU");
-  t->add_option("--arch", tune.arch, "the architecture for --compile-only")->capture_default_str();
+  t->add_option("--arch", tune.arch,
+                "tune for this architecture (its budgets, its code) instead of the GPU's; "
+                "with --compile-only the default is " +
+                    tessera::target::TargetInfo::kDefaultArch.str());
   t->add_option("--threads", tune.threads, "compile workers (default: one per hardware thread)");
   t->add_option("--budget", tune.budget, "seconds for the whole search on the GPU")
       ->capture_default_str();
@@ -99,7 +108,9 @@ int main(int argc, char **argv) {
                "compile every CUDA baseline with NVRTC (no GPU needed)");
   bn->add_option("--cuda-dir", bench.cudaDir, "the directory of the .cu baselines")
       ->capture_default_str();
-  bn->add_option("--arch", bench.arch, "the architecture to compile for")->capture_default_str();
+  bn->add_option("--arch", bench.arch,
+                 "compile the Tessera kernels for this architecture instead of the GPU's "
+                 "(the CUDA baselines keep the GPU's)");
 
   try {
     app.parse(argc, argv);

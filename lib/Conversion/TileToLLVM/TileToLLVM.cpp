@@ -51,8 +51,7 @@ LogicalResult rewriteSignature(tile::KernelOp kernel) {
   auto fn = LLVM::LLVMFuncOp::create(
       b, loc, kernel.getSymName(), LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), abi));
   fn->setAttr("nvvm.kernel", b.getUnitAttr());
-  auto warps = kernel->getAttrOfType<IntegerAttr>("tile.num_warps");
-  int32_t threads = 32 * (warps ? warps.getInt() : 4);
+  int32_t threads = 32 * kernel.getNumWarps();
   fn->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
   for (NamedAttribute a : kernel->getAttrs())
     if (a.getName().strref().starts_with("tile."))
@@ -93,9 +92,16 @@ bool hasTileTypes(Operation *op) {
 }
 
 struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> {
+  using ConvertTileToLLVMBase::ConvertTileToLLVMBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    std::optional<tessera::target::TargetInfo> target = tessera::target::TargetInfo::lookup(arch);
+    if (!target) {
+      module.emitError("unsupported architecture '")
+          << arch << "' (supported: " << tessera::target::TargetInfo::supportedList() << ")";
+      return signalPassFailure();
+    }
     // Untiled tiles cannot be lowered: layouts must come first. Extents must be
     // powers of two, so that layouts tile them exactly (no phantom elements).
     WalkResult missing = module.walk([](Operation *op) {
@@ -176,15 +182,14 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
         return signalPassFailure();
     }
     // The casts left at the signature and between phases cancel out.
-    // A block may have at most 227 KiB of shared memory (sm_80: 163 KiB).
-    constexpr int64_t kMaxShared = 232448;
+    const int64_t kMaxShared = target->maxSharedBytesPerBlock();
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
       if (auto bytes = fn->getAttrOfType<IntegerAttr>("tile.shared_bytes");
           bytes && bytes.getInt() > kMaxShared) {
         fn.emitError("the kernel needs ")
             << bytes.getInt()
             << " bytes of shared memory for its layout conversions, more than the " << kMaxShared
-            << " a block may have; use smaller tiles";
+            << " a block may have on " << arch << "; use smaller tiles";
         return signalPassFailure();
       }
     SmallVector<UnrealizedConversionCastOp> casts, remaining;

@@ -1,4 +1,8 @@
 // RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts))' | FileCheck %s
+// The same layouts for sm_80: mma.sync is the tensor-core instruction of both.
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts{arch=sm_80}))' | FileCheck %s
+// RUN: not tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts{arch=sm_70}))' 2>&1 | FileCheck %s --check-prefix=BADARCH
+// BADARCH: error: unsupported architecture 'sm_70' (supported: sm_80, sm_86, sm_89, sm_90, sm_90a)
 
 // Loads get coalesced blocked layouts (16 bytes per thread when the tile is big
 // enough), element-wise ops follow them, reductions give slice layouts, and a
@@ -49,7 +53,7 @@ tile.kernel @small(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i64
 
 // A bf16 dot gets an mma accumulator and dot-operand inputs; the accumulator
 // is carried through the loop in the mma layout, converted once after it.
-// CHECK-DAG: #[[MMA:.*]] = #tile.mma<{warpsPerCTA = [8, 1]}>
+// CHECK-DAG: #[[MMA:.*]] = #tile.mma<{version = 2, warpsPerCTA = [8, 1], instrShape = [16, 8]}>
 // CHECK-DAG: #[[A:.*]] = #tile.dot_op<{opIdx = 0, parent = #[[MMA]]}>
 // CHECK-DAG: #[[B:.*]] = #tile.dot_op<{opIdx = 1, parent = #[[MMA]]}>
 // CHECK-LABEL: tile.kernel @matmul
@@ -202,7 +206,7 @@ tile.kernel @epilogue(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8
 // slices; the key mask (index math) is recomputed there; m, l and the
 // accumulator are carried in it; P feeds the second dot as its A operand
 // (registers only in the lowering); Q's conversion runs once, before the loop.
-// CHECK-DAG: #[[MMA:.*]] = #tile.mma<{warpsPerCTA = [4, 1]}>
+// CHECK-DAG: #[[MMA:.*]] = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
 // CHECK-DAG: #[[A:.*]] = #tile.dot_op<{opIdx = 0, parent = #[[MMA]]}>
 // CHECK-DAG: #[[ROWS:.*]] = #tile.slice<{dim = 1, parent = #[[MMA]]}>
 // CHECK-DAG: #[[COLS:.*]] = #tile.slice<{dim = 0, parent = #[[MMA]]}>

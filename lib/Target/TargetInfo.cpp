@@ -1,0 +1,97 @@
+//===- TargetInfo.cpp - what the GPU can do, in one place -------*- C++ -*-===//
+//
+// The table of supported architectures. Shared-memory limits are the opt-in
+// maxima of the CUDA programming guide's table of compute capabilities
+// (227 KiB on 9.0, 163 KiB on 8.0, 99 KiB on 8.6 and 8.9).
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Target/TargetInfo.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace tessera::target;
+
+namespace {
+struct ArchRow {
+  const char *name;
+  unsigned capability;
+  bool archSpecific;
+  int64_t maxShared;
+};
+constexpr ArchRow kArchs[] = {
+    {"sm_80", 80, false, 166912}, {"sm_86", 86, false, 101376}, {"sm_89", 89, false, 101376},
+    {"sm_90", 90, false, 232448}, {"sm_90a", 90, true, 232448},
+};
+} // namespace
+
+std::optional<TargetInfo> TargetInfo::lookup(llvm::StringRef arch) {
+  for (const ArchRow &r : kArchs)
+    if (arch == r.name)
+      return TargetInfo(r.name, r.capability, r.archSpecific, r.maxShared);
+  return std::nullopt;
+}
+
+std::string TargetInfo::supportedList() {
+  std::string s;
+  for (const ArchRow &r : kArchs)
+    s += (s.empty() ? "" : ", ") + std::string(r.name);
+  return s;
+}
+
+llvm::Expected<TargetInfo> TargetInfo::get(llvm::StringRef arch) {
+  if (std::optional<TargetInfo> t = lookup(arch))
+    return *t;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "unsupported architecture '" + arch.str() + "' (supported: " +
+                                     supportedList() + ")");
+}
+
+bool TargetInfo::runsOn(unsigned deviceCapability) const {
+  if (archSpecific_)
+    return deviceCapability == capability_;
+  return deviceCapability >= capability_;
+}
+
+unsigned TargetInfo::capabilityOf(llvm::StringRef arch) {
+  unsigned cap = 0;
+  if (!arch.consume_front("sm_"))
+    return 0;
+  while (!arch.empty() && arch.back() >= 'a' && arch.back() <= 'z')
+    arch = arch.drop_back();
+  return arch.getAsInteger(10, cap) ? 0 : cap;
+}
+
+llvm::ArrayRef<unsigned> TargetInfo::cpAsyncBytes() const {
+  static const unsigned sizes[] = {4, 8, 16};
+  if (!hasCpAsync())
+    return {};
+  return sizes;
+}
+
+std::optional<MmaInstr> TargetInfo::mmaSync(mlir::Type ab, mlir::Type acc) const {
+  if (capability_ < 80 || !ab || !acc)
+    return std::nullopt;
+  if ((ab.isF16() || ab.isBF16()) && acc.isF32())
+    return MmaInstr{2, 16, 8, 16};
+  return std::nullopt;
+}
+
+std::optional<MmaInstr> TargetInfo::wgmma(mlir::Type ab, mlir::Type acc, int64_t n) const {
+  if (!hasWgmma() || !ab || !acc || n < 8 || n > 256 || n % 8)
+    return std::nullopt;
+  if ((ab.isF16() || ab.isBF16()) && acc.isF32())
+    return MmaInstr{3, 64, n, 16};
+  return std::nullopt;
+}
+
+std::optional<MmaInstr> TargetInfo::tensorCoreInstr(const DotShape &dot) const {
+  std::optional<MmaInstr> instr = mmaSync(dot.ab, dot.acc);
+  if (!instr || dot.numWarps == 0)
+    return std::nullopt;
+  if (dot.m % instr->m || dot.n % instr->n || dot.k % instr->k)
+    return std::nullopt;
+  // Every warp owns at least one m x n fragment of the accumulator.
+  if (dot.m * dot.n < instr->m * instr->n * (int64_t)dot.numWarps)
+    return std::nullopt;
+  return instr;
+}

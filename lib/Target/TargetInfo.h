@@ -1,0 +1,117 @@
+//===- TargetInfo.h - what the GPU can do, in one place ---------*- C++ -*-===//
+//
+// Every hardware fact the compiler, the autotuner and the runtime use comes from
+// a TargetInfo built from the architecture name (`sm_80`, `sm_90a`, ...):
+// shared memory per block, registers, warp size, which tensor-core, async-copy,
+// TMA and wgmma instructions exist and their shapes. Passes take the arch as an
+// option and ask it; nothing else writes these numbers down.
+//
+// One predicate, tensorCoreInstr(), decides whether a `tile.dot` runs on tensor
+// cores (and on which instruction); layout assignment and the tuner's pruning
+// both call it, so a configuration the tuner keeps is one the compiler lowers
+// the same way.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_LIB_TARGET_TARGETINFO_H
+#define TESSERA_LIB_TARGET_TARGETINFO_H
+
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tessera::target {
+
+/// A tensor-core instruction: `version` 2 is mma.sync (Ampere and later), 3 is
+/// wgmma (Hopper, sm_90a); one instruction multiplies [m, k] by [k, n].
+struct MmaInstr {
+  unsigned version = 0;
+  int64_t m = 0, n = 0, k = 0;
+  bool operator==(const MmaInstr &o) const {
+    return version == o.version && m == o.m && n == o.n && k == o.k;
+  }
+};
+
+/// A `tile.dot` as the tensor-core predicate sees it: [m, k] x [k, n] with
+/// operand element type `ab` (both operands share it) into `acc`.
+struct DotShape {
+  mlir::Type ab, acc;
+  int64_t m = 0, n = 0, k = 0;
+  unsigned numWarps = 0;
+};
+
+class TargetInfo {
+public:
+  /// The architecture code is generated for when none is named.
+  static constexpr llvm::StringLiteral kDefaultArch = "sm_90a";
+
+  /// The target of `arch`, if Tessera supports it.
+  static std::optional<TargetInfo> lookup(llvm::StringRef arch);
+  /// As lookup, with an error naming the supported architectures.
+  static llvm::Expected<TargetInfo> get(llvm::StringRef arch);
+  /// "sm_80, sm_86, sm_89, sm_90, sm_90a".
+  static std::string supportedList();
+
+  llvm::StringRef arch() const { return arch_; }
+  /// The compute capability times ten (80, 86, 89, 90).
+  unsigned capability() const { return capability_; }
+  /// Whether the arch-specific features of its capability are on (sm_90a).
+  bool archSpecific() const { return archSpecific_; }
+  /// Whether code for this target runs on a GPU of compute capability
+  /// `deviceCapability` (times ten): the driver JIT-compiles PTX for newer GPUs;
+  /// arch-specific code (sm_90a) runs only on its own capability.
+  bool runsOn(unsigned deviceCapability) const;
+  /// The capability (times ten) an arch name gives: `sm_90a` -> 90, 0 if none.
+  static unsigned capabilityOf(llvm::StringRef arch);
+
+  // Threads and registers.
+  unsigned warpSize() const { return 32; }
+  unsigned maxThreadsPerBlock() const { return 1024; }
+  unsigned maxRegistersPerThread() const { return 255; }
+  unsigned registersPerMultiprocessor() const { return 65536; }
+
+  // Shared memory.
+  /// The most dynamic shared memory one block may use (after opting in).
+  int64_t maxSharedBytesPerBlock() const { return maxShared_; }
+  /// What a block gets without opting in (cuFuncSetAttribute).
+  int64_t defaultSharedBytesPerBlock() const { return 48 * 1024; }
+  unsigned sharedBanks() const { return 32; }
+  unsigned sharedBankBytes() const { return 4; }
+
+  // Instructions.
+  bool hasLdmatrix() const { return capability_ >= 75; }
+  bool hasCpAsync() const { return capability_ >= 80; }
+  bool hasTMA() const { return capability_ >= 90; }
+  bool hasMbarrierTx() const { return capability_ >= 90; }
+  bool hasWgmma() const { return capability_ == 90 && archSpecific_; }
+  /// The copy sizes of cp.async, in bytes (16 with the .cg cache hint).
+  llvm::ArrayRef<unsigned> cpAsyncBytes() const;
+
+  /// The mma.sync instruction for operands of type `ab` accumulating in `acc`.
+  std::optional<MmaInstr> mmaSync(mlir::Type ab, mlir::Type acc) const;
+  /// The wgmma instruction (m64nNk16) for an accumulator `n` wide, if any.
+  std::optional<MmaInstr> wgmma(mlir::Type ab, mlir::Type acc, int64_t n) const;
+
+  /// The tensor-core instruction `dot` runs on, or nullopt for FMA. Today
+  /// mma.sync, when the operands are f16/bf16 accumulating in f32, the shape
+  /// is a whole number of instructions, and every warp owns at least one
+  /// m x n fragment of the accumulator.
+  std::optional<MmaInstr> tensorCoreInstr(const DotShape &dot) const;
+
+private:
+  TargetInfo(llvm::StringRef arch, unsigned cap, bool specific, int64_t shared)
+      : arch_(arch.str()), capability_(cap), archSpecific_(specific), maxShared_(shared) {}
+
+  std::string arch_;
+  unsigned capability_;
+  bool archSpecific_;
+  int64_t maxShared_;
+};
+
+} // namespace tessera::target
+
+#endif
