@@ -42,8 +42,8 @@ llvm::Expected<TargetInfo> TargetInfo::get(llvm::StringRef arch) {
   if (std::optional<TargetInfo> t = lookup(arch))
     return *t;
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unsupported architecture '" + arch.str() + "' (supported: " +
-                                     supportedList() + ")");
+                                 "unsupported architecture '" + arch.str() +
+                                     "' (supported: " + supportedList() + ")");
 }
 
 bool TargetInfo::runsOn(unsigned deviceCapability) const {

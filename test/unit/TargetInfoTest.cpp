@@ -55,7 +55,7 @@ TEST(TargetInfo, WhereCodeRuns) {
   EXPECT_EQ(TargetInfo::capabilityOf("sm_90a"), 90u);
   EXPECT_EQ(TargetInfo::capabilityOf("sm_100"), 100u);
   EXPECT_EQ(TargetInfo::capabilityOf("gfx90a"), 0u);
-  EXPECT_TRUE(TargetInfo::lookup("sm_80")->runsOn(90));  // PTX, JIT-compiled by the driver
+  EXPECT_TRUE(TargetInfo::lookup("sm_80")->runsOn(90)); // PTX, JIT-compiled by the driver
   EXPECT_TRUE(TargetInfo::lookup("sm_90a")->runsOn(90));
   EXPECT_FALSE(TargetInfo::lookup("sm_90a")->runsOn(100)); // arch-specific: its own GPU only
   EXPECT_FALSE(TargetInfo::lookup("sm_90")->runsOn(80));
@@ -76,8 +76,9 @@ TEST_P(TensorCorePredicate, DecidesFromTypesShapeAndWarps) {
   mlir::MLIRContext ctx;
   mlir::Builder b(&ctx);
   auto ty = [&](llvm::StringRef n) -> mlir::Type {
-    return n == "bf16" ? (mlir::Type)b.getBF16Type()
-                       : n == "f16" ? (mlir::Type)b.getF16Type() : (mlir::Type)b.getF32Type();
+    return n == "bf16"  ? (mlir::Type)b.getBF16Type()
+           : n == "f16" ? (mlir::Type)b.getF16Type()
+                        : (mlir::Type)b.getF32Type();
   };
   target::DotShape s{ty(c.ab), ty(c.acc), c.m, c.n, c.k, c.warps};
   EXPECT_EQ((bool)TargetInfo::lookup("sm_80")->tensorCoreInstr(s), c.tensorCores);
@@ -151,10 +152,11 @@ TEST(TensorCorePredicate, TunerAndLayoutAssignmentAgree) {
 /// a block of sm_90a (227 KiB) but not one of sm_80 (163 KiB).
 TEST(TensorCorePredicate, SharedMemoryBudgetIsTheTargets) {
   auto p = jit::Program::fromSource(
-      "t.tile", "kernel mm(a: tensor<bf16, [M, K]>, b: tensor<bf16, [K, N]>, c: tensor<f32, [M, N]>)\n"
-                "  tune num_warps in [8] grid [1] {\n"
-                "  store(c, [0, 0], dot(load(a, [0, 0], [256, 256]), load(b, [0, 0], [256, 128])));\n"
-                "}\n");
+      "t.tile",
+      "kernel mm(a: tensor<bf16, [M, K]>, b: tensor<bf16, [K, N]>, c: tensor<f32, [M, N]>)\n"
+      "  tune num_warps in [8] grid [1] {\n"
+      "  store(c, [0, 0], dot(load(a, [0, 0], [256, 256]), load(b, [0, 0], [256, 128])));\n"
+      "}\n");
   ASSERT_TRUE((bool)p);
   std::map<std::string, std::string> verdict;
   for (const char *arch : {"sm_80", "sm_90a"}) {
