@@ -13,6 +13,8 @@
 using namespace mlir;
 using namespace mlir::tile;
 
+#include "dialects/Tile/TileAttrInterfaces.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "dialects/Tile/TileAttrs.cpp.inc"
 
@@ -94,13 +96,6 @@ LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitE
   if (lanes != 32)
     return emitError() << "threadsPerWarp must multiply to 32, got " << lanes;
   return success();
-}
-
-unsigned BlockedLayoutAttr::getNumWarps() const {
-  unsigned n = 1;
-  for (unsigned w : getWarpsPerCTA())
-    n *= w;
-  return n;
 }
 
 Attribute SliceLayoutAttr::parse(AsmParser &p, Type) {

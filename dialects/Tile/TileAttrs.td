@@ -13,6 +13,7 @@
 #define TILE_ATTRS_TD
 
 include "TileDialect.td"
+include "TileInterfaces.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
@@ -23,7 +24,10 @@ def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "the combining function of a red
   let cppNamespace = "::mlir::tile";
 }
 
-class Tile_LayoutAttr<string name, string attrMnemonic> : AttrDef<Tile_Dialect, name> {
+// A distributed layout: one attribute implementing DistributedLayoutAttrInterface.
+class Tile_LayoutAttr<string name, string attrMnemonic>
+    : AttrDef<Tile_Dialect, name, [DeclareAttrInterfaceMethods<Tile_DistributedLayoutInterface,
+                                                               ["distribute", "getNumWarps"]>]> {
   let mnemonic = attrMnemonic;
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
@@ -51,7 +55,6 @@ def Tile_BlockedLayoutAttr : Tile_LayoutAttr<"BlockedLayout", "blocked"> {
                         ArrayRefParameter<"unsigned">:$order);
   let extraClassDeclaration = [{
     unsigned getRank() const { return getOrder().size(); }
-    unsigned getNumWarps() const;
   }];
 }
 

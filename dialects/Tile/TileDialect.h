@@ -22,6 +22,9 @@
 #define GET_TYPEDEF_CLASSES
 #include "dialects/Tile/TileTypes.h.inc"
 
+#include "dialects/Tile/Distribution.h"
+#include "dialects/Tile/TileAttrInterfaces.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "dialects/Tile/TileAttrs.h.inc"
 

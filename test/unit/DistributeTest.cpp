@@ -59,7 +59,7 @@ void expectCovers(const Distribution &d, ArrayRef<int64_t> shape, unsigned warps
   for (unsigned warp = 0; warp < warps; ++warp)
     for (unsigned lane = 0; lane < 32; ++lane) {
       std::vector<int64_t> base = baseOf(d, lane, warp);
-      if (auto l = d.blocked())
+      if (auto l = dyn_cast<tile::BlockedLayoutAttr>(d.root))
         EXPECT_EQ(base, blockedBase(l, lane, warp));
       for (size_t i = 0; i < d.offsets.size(); ++i) {
         std::vector<int64_t> c;
@@ -235,11 +235,37 @@ TEST_F(Distribute, AccumulatorWithOneWarpColumnIsTheNextAOperand) {
   EXPECT_EQ(sOffs, pOffs);
 }
 
-TEST_F(Distribute, RejectsFmaOperands) {
+/// FMA operands (dot operands of a blocked accumulator) are distributions too:
+/// each thread holds the accumulator rows (A) or columns (B) it computes, each
+/// with the whole K.
+TEST_F(Distribute, FmaOperandsHoldTheirRowsWithAllOfK) {
   auto parent = blocked({1, 4}, {2, 16}, {4, 1}, {1, 0});
-  auto t = tileOf({64, 16}, tile::DotOperandLayoutAttr::get(&ctx, 0, parent));
-  EXPECT_TRUE(failed(distribute(t)));
-  EXPECT_EQ(*elemsPerThread(t), 8u * 16); // the parent's rows, each with the whole K
+  for (unsigned opIdx : {0u, 1u}) {
+    SmallVector<int64_t> shape =
+        opIdx == 0 ? SmallVector<int64_t>{64, 16} : SmallVector<int64_t>{16, 256};
+    auto t = tileOf(shape, tile::DotOperandLayoutAttr::get(&ctx, opIdx, parent));
+    auto d = distribute(t);
+    ASSERT_TRUE(succeeded(d));
+    unsigned keep = opIdx == 0 ? 0 : 1, kAxis = 1 - keep;
+    SmallVector<int64_t> accShape =
+        opIdx == 0 ? SmallVector<int64_t>{64, 1} : SmallVector<int64_t>{1, 256};
+    auto acc = distribute(tileOf(accShape, parent));
+    ASSERT_TRUE(succeeded(acc));
+    for (unsigned warp = 0; warp < 4; ++warp)
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        std::set<std::pair<int64_t, int64_t>> want, got;
+        for (size_t i = 0; i < acc->offsets.size(); ++i)
+          for (int64_t k = 0; k < shape[kAxis]; ++k)
+            want.insert({acc->coordsOf(i, lane, warp)[keep], k});
+        for (size_t i = 0; i < d->offsets.size(); ++i) {
+          auto c = d->coordsOf(i, lane, warp);
+          got.insert({c[keep], c[kAxis]});
+        }
+        EXPECT_EQ(got, want) << "opIdx " << opIdx << " lane " << lane << " warp " << warp;
+      }
+  }
+  auto a = tileOf({64, 16}, tile::DotOperandLayoutAttr::get(&ctx, 0, parent));
+  EXPECT_EQ(*elemsPerThread(a), 8u * 16); // the parent's rows, each with the whole K
 }
 
 } // namespace

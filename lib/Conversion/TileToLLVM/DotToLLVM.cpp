@@ -98,7 +98,7 @@ LogicalResult lowerFma(tile::DotOp op, ArrayRef<Value> a, ArrayRef<Value> bv, Ar
   auto aTy = cast<RankedTensorType>(op.getA().getType());
   int64_t k = aTy.getShape()[1];
   FailureOr<Distribution> acc = distribute(accTy);
-  if (failed(acc) || !acc->blocked())
+  if (failed(acc) || !isa<tile::BlockedLayoutAttr>(acc->root))
     return op.emitError("code generation of this dot needs a blocked accumulator");
   // Positions of rows in A's struct and of columns in B's, keyed by their
   // register parts in the accumulator's layout (A and B list them in element

@@ -180,3 +180,27 @@ func.func @f(%a: tensor<16x8xi32>, %b: tensor<8x4xi32>, %c: tensor<16x4xi32>) {
   %d = tile.dot %a, %b, %c : tensor<16x8xi32>, tensor<8x4xi32> -> tensor<16x4xi32>
   return
 }
+
+// -----
+
+tile.kernel @bad_version() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %f = arith.constant 1.0 : f32
+  // expected-error @+1 {{mma layout version 3 is not supported (2: mma.sync)}}
+  %b = tile.splat %f : tensor<64x64xf32, #tile.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [64, 64]}>>
+  tile.return
+}
+
+// -----
+
+tile.kernel @bad_instr() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %f = arith.constant 1.0 : f32
+  // expected-error @+1 {{a version-2 mma layout has instrShape [16, 8]}}
+  %b = tile.splat %f : tensor<64x64xf32, #tile.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 16]}>>
+  tile.return
+}
