@@ -1,8 +1,10 @@
 //===- TileAttrs.cpp - tile dialect layouts ---------------------*- C++ -*-===//
 //
 // Assembly and verification of the layout attributes: `#tile.blocked<{...}>`,
-// `#tile.slice<{...}>`, `#tile.mma<{...}>` and `#tile.dot_op<{...}>`, each a
-// brace-enclosed list of `name = value` fields in a fixed order.
+// `#tile.slice<{...}>`, `#tile.mma<{...}>` and `#tile.dot_op<{...}>` (their
+// distributions are in TileLayouts.cpp), and of the shared-memory encoding
+// `#tile.shared<{...}>`; each a brace-enclosed list of `name = value` fields in
+// a fixed order.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Tile/TileDialect.h"
@@ -169,4 +171,62 @@ LogicalResult DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> em
   if (!isa<MmaLayoutAttr, BlockedLayoutAttr>(parent))
     return emitError() << "the parent of a dot operand layout must be an mma or blocked layout";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// #tile.shared
+//===----------------------------------------------------------------------===//
+
+Attribute SharedEncodingAttr::parse(AsmParser &p, Type) {
+  unsigned swizzle, vec;
+  SmallVector<unsigned> order;
+  auto list = [&]() -> ParseResult {
+    if (p.parseKeyword("order") || p.parseEqual() || p.parseLSquare())
+      return failure();
+    do {
+      unsigned v;
+      if (p.parseInteger(v))
+        return failure();
+      order.push_back(v);
+    } while (succeeded(p.parseOptionalComma()));
+    return p.parseRSquare();
+  };
+  if (p.parseLess() || p.parseLBrace() || p.parseKeyword("swizzle") || p.parseEqual() ||
+      p.parseInteger(swizzle) || p.parseComma() || p.parseKeyword("vec") || p.parseEqual() ||
+      p.parseInteger(vec) || p.parseComma() || list() || p.parseRBrace() || p.parseGreater())
+    return {};
+  return p.getChecked<SharedEncodingAttr>(p.getContext(), swizzle, vec, order);
+}
+
+void SharedEncodingAttr::print(AsmPrinter &p) const {
+  p << "<{swizzle = " << getSwizzle() << ", vec = " << getVec() << ", order = [";
+  llvm::interleaveComma(getOrder(), p);
+  p << "]}>";
+}
+
+LogicalResult SharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                         unsigned swizzle, unsigned vec, ArrayRef<unsigned> order) {
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "swizzle must be 0, 32, 64 or 128 bytes, got " << swizzle;
+  if (!llvm::isPowerOf2_32(vec) || vec > 16)
+    return emitError() << "vec must be a power of two up to 16, got " << vec;
+  if (order.size() != 2 || !((order[0] == 0 && order[1] == 1) || (order[0] == 1 && order[1] == 0)))
+    return emitError() << "a shared encoding orders two axes: [1, 0] or [0, 1]";
+  return success();
+}
+
+SharedEncodingAttr SharedEncodingAttr::transposed() const {
+  return SharedEncodingAttr::get(getContext(), getSwizzle(), getVec(),
+                                 {getOrder()[1], getOrder()[0]});
+}
+
+int64_t SharedEncodingAttr::byteOffset(int64_t row, int64_t col, int64_t rows, int64_t cols,
+                                       unsigned eltBytes) const {
+  SharedGeometry g{rows, cols, eltBytes, getSwizzle(), getVec(), isRowMajor()};
+  HostArith a;
+  return sharedByteOffset(a, row, col, g);
+}
+
+int64_t SharedEncodingAttr::getAlignment() const {
+  return getSwizzle() ? 8 * (int64_t)getSwizzle() : 16;
 }

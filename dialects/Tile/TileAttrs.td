@@ -104,4 +104,35 @@ def Tile_DotOperandLayoutAttr : Tile_LayoutAttr<"DotOperandLayout", "dot_op"> {
   let parameters = (ins "unsigned":$opIdx, "::mlir::Attribute":$parent);
 }
 
+def Tile_SharedEncodingAttr : AttrDef<Tile_Dialect, "SharedEncoding",
+    [DeclareAttrInterfaceMethods<Tile_SharedEncodingInterface>]> {
+  let mnemonic = "shared";
+  let summary = "where the elements of a 2-D tile live in shared memory";
+  let description = [{
+    The tile is stored along `order` (the fastest-varying axis first) with
+    the NVIDIA swizzle of `swizzle` bytes (0, 32, 64 or 128, the modes of TMA
+    and of wgmma matrix descriptors): the contiguous axis is cut into
+    `swizzle`-byte rows, the rows of each such column block follow each
+    other, and within every 8 * `swizzle` bytes the 16-byte chunk index is
+    XORed with the row index (address bits [4, 4 + log2(swizzle / 16)) ^=
+    bits [7, ...)). `vec` elements (16 bytes) form the unit swizzling moves;
+    accesses of up to `vec` elements along the contiguous axis stay
+    contiguous. Chosen so that the lanes of every ldmatrix and store phase
+    reach distinct banks.
+
+    ```mlir
+    #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$swizzle, "unsigned":$vec, ArrayRefParameter<"unsigned">:$order);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The same storage seen as the transposed tile: the order reversed.
+    SharedEncodingAttr transposed() const;
+    /// Whether the contiguous axis is the last one (columns).
+    bool isRowMajor() const { return getOrder()[0] == 1; }
+  }];
+}
+
 #endif // TILE_ATTRS_TD

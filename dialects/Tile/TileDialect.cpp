@@ -27,6 +27,8 @@ struct TileOpAsmInterface : public OpAsmDialectInterface {
       os << "mma";
     else if (isa<DotOperandLayoutAttr>(attr))
       os << "dot_op";
+    else if (isa<SharedEncodingAttr>(attr))
+      os << "shared";
     else
       return AliasResult::NoAlias;
     return AliasResult::FinalAlias;

@@ -19,6 +19,8 @@
 #include "dialects/Tile/TileDialect.h.inc"
 #include "dialects/Tile/TileEnums.h.inc"
 
+#include "dialects/Tile/SharedLayout.h"
+
 #define GET_TYPEDEF_CLASSES
 #include "dialects/Tile/TileTypes.h.inc"
 

@@ -38,4 +38,24 @@ def Tile_DistributedLayoutInterface : AttrInterface<"DistributedLayoutAttrInterf
   ];
 }
 
+def Tile_SharedEncodingInterface : AttrInterface<"SharedEncodingAttrInterface"> {
+  let cppNamespace = "::mlir::tile";
+  let description = [{
+    A shared-memory encoding: where each element of a 2-D buffer lives, as a
+    byte offset from the buffer's base. The lowering emits the same function
+    (SharedLayout.h, templated over host or IR arithmetic) and the
+    bank-conflict model evaluates it on the host.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The byte offset of element (`row`, `col`) of a [`rows`, `cols`] buffer
+        of `eltBytes`-byte elements.
+      }], "int64_t", "byteOffset",
+      (ins "int64_t":$row, "int64_t":$col, "int64_t":$rows, "int64_t":$cols,
+           "unsigned":$eltBytes)>,
+    InterfaceMethod<"The alignment the buffer's base needs, in bytes.",
+      "int64_t", "getAlignment">,
+  ];
+}
+
 #endif // TILE_INTERFACES_TD

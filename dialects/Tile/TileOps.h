@@ -14,6 +14,13 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir::tile {
+/// The block's shared memory, as a side-effect resource of the shared-memory ops.
+struct SharedMemory : public SideEffects::Resource::Base<SharedMemory> {
+  StringRef getName() final { return "<SharedMemory>"; }
+};
+} // namespace mlir::tile
+
 #define GET_OP_CLASSES
 #include "dialects/Tile/TileOps.h.inc"
 

@@ -359,4 +359,6 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "$prefix `,` $value attr-dict `:` type($value)";
 }
 
+include "TileSharedOps.td"
+
 #endif // TILE_OPS_TD

@@ -1,6 +1,7 @@
 //===- TileTypes.cpp - tile dialect types -----------------------*- C++ -*-===//
 //
-// Parsing, printing and verification of `!tile.tensor<?x64xbf16>`.
+// Parsing, printing and verification of `!tile.tensor<?x64xbf16>` and of the
+// shared-memory buffer type `!tile.memdesc<128x64xbf16, #tile.shared<{...}>>`.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Tile/TileDialect.h"
@@ -53,4 +54,70 @@ void TileDialect::registerTypes() {
 #define GET_TYPEDEF_LIST
 #include "dialects/Tile/TileTypes.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// !tile.memdesc
+//===----------------------------------------------------------------------===//
+
+Type MemDescType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  Attribute encoding;
+  if (parser.parseLess() || parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseComma() || parser.parseAttribute(encoding) ||
+      parser.parseGreater())
+    return {};
+  return parser.getChecked<MemDescType>(parser.getContext(), shape, elementType, encoding);
+}
+
+void MemDescType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t d : getShape())
+    printer << d << "x";
+  printer << getElementType() << ", " << getEncoding() << ">";
+}
+
+LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayRef<int64_t> shape, Type elementType, Attribute encoding) {
+  if (shape.size() != 2 && shape.size() != 3)
+    return emitError()
+           << "a shared buffer holds a 2-D tile or slots of one (rank 2 or 3), got rank "
+           << shape.size();
+  for (int64_t d : shape)
+    if (d <= 0)
+      return emitError() << "shared buffer extents must be positive, got " << d;
+  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() < 8 ||
+      elementType.getIntOrFloatBitWidth() > 64)
+    return emitError() << "unsupported shared buffer element type " << elementType;
+  auto enc = dyn_cast<SharedEncodingAttr>(encoding);
+  if (!enc)
+    return emitError() << "a shared buffer needs a #tile.shared encoding";
+  unsigned e = elementType.getIntOrFloatBitWidth() / 8;
+  int64_t inner = enc.isRowMajor() ? shape.back() : shape[shape.size() - 2];
+  if (enc.getSwizzle() && (inner * e) % enc.getSwizzle())
+    return emitError() << "the contiguous extent (" << inner * e
+                       << " bytes) must be a multiple of the " << enc.getSwizzle()
+                       << "-byte swizzle";
+  if (enc.getSwizzle() && enc.getVec() * e != 16)
+    return emitError() << "a swizzled encoding moves 16-byte units: vec must be " << 16 / e
+                       << " for " << elementType;
+  return success();
+}
+
+SharedGeometry MemDescType::getGeometry() const {
+  auto enc = cast<SharedEncodingAttr>(getEncoding());
+  ArrayRef<int64_t> s = getShape();
+  return SharedGeometry{
+      s[s.size() - 2],  s.back(),     getElementType().getIntOrFloatBitWidth() / 8,
+      enc.getSwizzle(), enc.getVec(), enc.isRowMajor()};
+}
+
+int64_t MemDescType::getSlotBytes() const {
+  SharedGeometry g = getGeometry();
+  return llvm::alignTo(g.bytes(), g.alignment());
+}
+
+int64_t MemDescType::getBytes() const {
+  return getRank() == 3 ? getShape()[0] * getSlotBytes() : getGeometry().bytes();
 }

@@ -42,4 +42,34 @@ def Tile_TensorType : TypeDef<Tile_Dialect, "GlobalTensor"> {
   }];
 }
 
+def Tile_MemDescType : TypeDef<Tile_Dialect, "MemDesc"> {
+  let mnemonic = "memdesc";
+  let summary = "a buffer in shared memory";
+  let description = [{
+    A buffer of the block's shared memory holding a 2-D tile, or several
+    (a leading extent of slots: the stages of a software pipeline). The
+    encoding (`#tile.shared`) says where each element of a slot lives; slots
+    follow each other, each aligned as the encoding needs. Made by
+    `tile.local_alloc`; `tile.memdesc_index` views one slot and
+    `tile.memdesc_trans` views a slot transposed.
+
+    ```mlir
+    !tile.memdesc<128x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+    !tile.memdesc<3x64x128xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape, "::mlir::Type":$elementType,
+                        "::mlir::Attribute":$encoding);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getShape().size(); }
+    /// The 2-D geometry of one slot (SharedLayout.h).
+    ::mlir::tile::SharedGeometry getGeometry() const;
+    /// Bytes of one slot, padded to the encoding's alignment, and of the buffer.
+    int64_t getSlotBytes() const;
+    int64_t getBytes() const;
+  }];
+}
+
 #endif // TILE_TYPES_TD

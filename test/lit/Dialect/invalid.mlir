@@ -204,3 +204,64 @@ tile.kernel @bad_instr() grid {
   %b = tile.splat %f : tensor<64x64xf32, #tile.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 16]}>>
   tile.return
 }
+
+// -----
+
+tile.kernel @k() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  // expected-error @+1 {{swizzle must be 0, 32, 64 or 128 bytes, got 16}}
+  %m = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 16, vec = 8, order = [1, 0]}>>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  // expected-error @+1 {{the contiguous extent (32 bytes) must be a multiple of the 64-byte swizzle}}
+  %m = tile.local_alloc : () -> !tile.memdesc<64x16xbf16, #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %f = arith.constant 1.0 : f32
+  %t = tile.splat %f : tensor<64x64xf32, #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>>
+  // expected-error @+1 {{'tile.local_alloc' op tile 'tensor<64x64xf32>' does not match the slot '!tile.memdesc<64x32xf32, #tile.shared<{swizzle = 0, vec = 4, order = [1, 0]}>>'}}
+  %m = tile.local_alloc %t : (tensor<64x64xf32, #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>>) -> !tile.memdesc<64x32xf32, #tile.shared<{swizzle = 0, vec = 4, order = [1, 0]}>>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %m = tile.local_alloc : () -> !tile.memdesc<64x128xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  // expected-error @+1 {{'tile.memdesc_trans' op the transposed view of '!tile.memdesc<64x128xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>' is '!tile.memdesc<128x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [0, 1]}>>'}}
+  %t = tile.memdesc_trans %m : !tile.memdesc<64x128xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>> -> !tile.memdesc<128x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %m = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  // expected-error @+1 {{'tile.async_copy' op copies 4, 8 or 16 bytes at a time, got 2}}
+  tile.async_copy %x[%c0, %c0], %m {layout = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>, vec = 1 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  tile.return
+}

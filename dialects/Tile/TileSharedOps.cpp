@@ -1,0 +1,83 @@
+//===- TileSharedOps.cpp - shared-memory ops --------------------*- C++ -*-===//
+//
+// The verifiers of the shared-memory ops (TileSharedOps.td) for what ODS
+// cannot say: tiles and slots agree, views keep shapes and encodings.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/IR/DialectImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+LogicalResult sameTile(Operation *op, RankedTensorType t, MemDescType m) {
+  if (m.getRank() != 2)
+    return op->emitOpError() << "needs a 2-D slot, got a buffer of rank " << m.getRank();
+  if (t.getShape() != m.getShape() || t.getElementType() != m.getElementType())
+    return op->emitOpError() << "tile " << RankedTensorType::get(t.getShape(), t.getElementType())
+                             << " does not match the slot " << m;
+  return success();
+}
+} // namespace
+
+LogicalResult LocalAllocOp::verify() {
+  if (getSrc())
+    return sameTile(*this, cast<RankedTensorType>(getSrc().getType()), getType());
+  return success();
+}
+
+LogicalResult LocalStoreOp::verify() {
+  return sameTile(*this, cast<RankedTensorType>(getSrc().getType()), getDst().getType());
+}
+
+LogicalResult LocalLoadOp::verify() { return sameTile(*this, getType(), getSrc().getType()); }
+
+LogicalResult MemDescIndexOp::verify() {
+  MemDescType src = getSrc().getType(), res = getType();
+  if (src.getRank() != 3 || res.getRank() != 2 || src.getShape().drop_front() != res.getShape() ||
+      src.getElementType() != res.getElementType() || src.getEncoding() != res.getEncoding())
+    return emitOpError() << "views one slot: " << src
+                         << " gives a 2-D buffer of its last two "
+                            "extents and encoding, not "
+                         << res;
+  return success();
+}
+
+LogicalResult MemDescTransOp::verify() {
+  MemDescType src = getSrc().getType(), res = getType();
+  auto enc = cast<SharedEncodingAttr>(src.getEncoding());
+  if (src.getRank() != 2 || res.getRank() != 2 || res.getShape()[0] != src.getShape()[1] ||
+      res.getShape()[1] != src.getShape()[0] || src.getElementType() != res.getElementType() ||
+      res.getEncoding() != enc.transposed())
+    return emitOpError() << "the transposed view of " << src << " is "
+                         << MemDescType::get(getContext(), {src.getShape()[1], src.getShape()[0]},
+                                             src.getElementType(), enc.transposed());
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  GlobalTensorType tensor = getTensor().getType();
+  MemDescType dst = getDst().getType();
+  if ((int64_t)getCoords().size() != tensor.getRank())
+    return emitOpError() << "needs " << tensor.getRank() << " coordinates for a rank-"
+                         << tensor.getRank() << " tensor, got " << getCoords().size();
+  if (dst.getRank() != 2 || tensor.getRank() < 2)
+    return emitOpError() << "copies a 2-D tile into a 2-D slot";
+  if (dst.getElementType() != tensor.getElementType())
+    return emitOpError() << "slot element type " << dst.getElementType()
+                         << " differs from the tensor's " << tensor.getElementType();
+  auto layout = dyn_cast<DistributedLayoutAttrInterface>(getLayout());
+  if (!layout || failed(layout.distribute(dst.getShape())))
+    return emitOpError() << "needs a distributed layout for a " << dst.getShape().size()
+                         << "-D tile, got " << getLayout();
+  unsigned bytes = getVec() * (dst.getElementType().getIntOrFloatBitWidth() / 8);
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    return emitOpError() << "copies 4, 8 or 16 bytes at a time, got " << bytes;
+  return success();
+}

@@ -1,0 +1,44 @@
+// RUN: tessera-opt %s -split-input-file | tessera-opt -split-input-file | FileCheck %s
+// The shared-memory ops and types print and parse back to themselves.
+
+// CHECK-DAG: #[[S:.*]] = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+// CHECK-DAG: #[[T:.*]] = #tile.shared<{swizzle = 128, vec = 8, order = [0, 1]}>
+// CHECK-DAG: #[[P:.*]] = #tile.shared<{swizzle = 0, vec = 4, order = [1, 0]}>
+// CHECK-LABEL: tile.kernel @pipeline
+// CHECK: %[[BUF:.*]] = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<3x64x128xbf16, #[[S]]>
+// CHECK: %[[SLOT:.*]] = tile.memdesc_index %[[BUF]][%{{.*}}] : !tile.memdesc<3x64x128xbf16, #[[S]]> -> !tile.memdesc<64x128xbf16, #[[S]]>
+// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}], %[[SLOT]] if %{{.*}} {layout = #{{.*}}, vec = 8 : i32} : <?x?xbf16>, !tile.memdesc<64x128xbf16, #[[S]]>
+// CHECK: tile.async_commit_group
+// CHECK: tile.async_wait 1
+// CHECK: tile.barrier
+// CHECK: %[[KT:.*]] = tile.memdesc_trans %[[SLOT]] : !tile.memdesc<64x128xbf16, #[[S]]> -> !tile.memdesc<128x64xbf16, #[[T]]>
+// CHECK: tile.local_load %[[KT]] : !tile.memdesc<128x64xbf16, #[[T]]> -> tensor<128x64xbf16, #{{.*}}>
+// CHECK: %[[M:.*]] = tile.local_alloc %{{.*}} : (tensor<64x64xf32, #{{.*}}>) -> !tile.memdesc<64x64xf32, #[[P]]>
+// CHECK: tile.local_store %{{.*}}, %[[M]] : tensor<64x64xf32, #{{.*}}>, !tile.memdesc<64x64xf32, #[[P]]>
+#blocked = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#fblocked = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+#shared = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#sharedT = #tile.shared<{swizzle = 128, vec = 8, order = [0, 1]}>
+#plain = #tile.shared<{swizzle = 0, vec = 4, order = [1, 0]}>
+tile.kernel @pipeline(%k: !tile.tensor<?x?xbf16>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %true = arith.constant true
+  %f = arith.constant 1.0 : f32
+  %buf = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<3x64x128xbf16, #shared>
+  %slot = tile.memdesc_index %buf[%c0] : !tile.memdesc<3x64x128xbf16, #shared> -> !tile.memdesc<64x128xbf16, #shared>
+  tile.async_copy %k[%c0, %c0], %slot if %true {layout = #blocked, vec = 8 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x128xbf16, #shared>
+  tile.async_commit_group
+  tile.async_wait 1
+  tile.barrier
+  %kt = tile.memdesc_trans %slot : !tile.memdesc<64x128xbf16, #shared> -> !tile.memdesc<128x64xbf16, #sharedT>
+  %b = tile.local_load %kt : !tile.memdesc<128x64xbf16, #sharedT> -> tensor<128x64xbf16, #tile.dot_op<{opIdx = 1, parent = #mma}>>
+  %t = tile.splat %f : tensor<64x64xf32, #fblocked>
+  %m = tile.local_alloc %t : (tensor<64x64xf32, #fblocked>) -> !tile.memdesc<64x64xf32, #plain>
+  tile.local_store %t, %m : tensor<64x64xf32, #fblocked>, !tile.memdesc<64x64xf32, #plain>
+  tile.return
+}
