@@ -80,6 +80,38 @@ struct Distribution {
   void reindex();
 };
 
+/// Per root axis, the lane and warp part of a thread's coordinates (before
+/// wrapping), for host integers (SharedLayout.h's HostArith) or the IR
+/// arithmetic of the lowering: runs of consecutive bits that step
+/// one axis by doubling values become one (id / 2^first) % 2^n * value term.
+template <typename Arith>
+llvm::SmallVector<typename Arith::Int, 4> threadBaseOf(Arith &a, const Distribution &dist,
+                                                       typename Arith::Int lane,
+                                                       typename Arith::Int warp) {
+  using Int = typename Arith::Int;
+  llvm::SmallVector<Int, 4> base(dist.rank(), a.c(0));
+  llvm::SmallVector<bool, 4> set(dist.rank(), false);
+  auto addTerms = [&](llvm::ArrayRef<Basis> bits, Int id) {
+    for (size_t i = 0; i < bits.size();) {
+      size_t j = i + 1;
+      while (j < bits.size() && bits[j].axis == bits[i].axis && bits[i].axis >= 0 &&
+             bits[j].value == bits[j - 1].value * 2)
+        ++j;
+      if (bits[i].axis >= 0) {
+        Int digit = a.urem(a.udiv(id, a.c(1ll << i)), a.c(1ll << (j - i)));
+        Int term = a.mul(digit, a.c(bits[i].value));
+        unsigned ax = bits[i].axis;
+        base[ax] = set[ax] ? a.add(base[ax], term) : term;
+        set[ax] = true;
+      }
+      i = j;
+    }
+  };
+  addTerms(dist.lanes, lane);
+  addTerms(dist.warps, warp);
+  return base;
+}
+
 } // namespace mlir::tile
 
 #endif

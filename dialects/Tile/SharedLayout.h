@@ -7,11 +7,12 @@
 // addresses the lowering emits are the ones the model checks.
 //
 // A slot is a 2-D tile [rows, cols] stored along its contiguous axis (`rowMajor`:
-// the columns). With a swizzle of S bytes the contiguous axis is cut into
-// S-byte rows ("column blocks" of S / eltBytes elements); the outer extent's
-// rows of one block follow each other, then the next block; then the 16-byte
-// chunk bits [4, 4 + log2(S/16)) of the offset are XORed with bits [7, ...):
-// the TMA / wgmma swizzle modes, needing a base aligned to 8 * S bytes.
+// the columns); unswizzled rows may be padded (scratch for layout conversions,
+// where the padding the bank model prefers spreads rows over the banks). With a swizzle of S bytes
+// the contiguous axis is cut into S-byte rows ("column blocks" of S / eltBytes elements); the outer
+// extent's rows of one block follow each other, then the next block; then the 16-byte chunk bits
+// [4, 4 + log2(S/16)) of the offset are XORed with bits [7, ...): the TMA / wgmma swizzle modes,
+// needing a base aligned to 8 * S bytes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_DIALECTS_TILE_SHAREDLAYOUT_H
@@ -30,12 +31,15 @@ struct SharedGeometry {
   unsigned swizzle = 0; // bytes: 0, 32, 64, 128
   unsigned vec = 8;     // elements per swizzled unit (16 bytes)
   bool rowMajor = true; // the contiguous axis is the columns
+  /// Bytes between rows beyond the row itself (unswizzled scratch only; the
+  /// IR encodings have none).
+  unsigned pad = 0;
 
   int64_t innerExtent() const { return rowMajor ? cols : rows; }
   int64_t outerExtent() const { return rowMajor ? rows : cols; }
   /// The alignment of the slot's base: the swizzle pattern's period.
   int64_t alignment() const { return swizzle ? 8 * (int64_t)swizzle : 16; }
-  int64_t bytes() const { return rows * cols * eltBytes; }
+  int64_t bytes() const { return rows * cols * eltBytes + (swizzle ? 0 : outerExtent() * pad); }
 };
 
 /// Integer arithmetic on the host.
@@ -50,6 +54,8 @@ struct HostArith {
   Int and_(Int a, Int b) { return a & b; }
   Int shl(Int a, int64_t s) { return a << s; }
   Int lshr(Int a, int64_t s) { return a >> s; }
+  /// `x == v ? a : b` for a constant v.
+  Int selectEq(Int x, int64_t v, Int a, Int b) { return x == v ? a : b; }
 };
 
 /// The byte offset of element (row, col) of a slot.
@@ -60,7 +66,7 @@ typename Arith::Int sharedByteOffset(Arith &a, typename Arith::Int row, typename
   Int inner = g.rowMajor ? col : row, outer = g.rowMajor ? row : col;
   int64_t e = g.eltBytes;
   if (g.swizzle == 0)
-    return a.mul(a.add(a.mul(outer, a.c(g.innerExtent())), inner), a.c(e));
+    return a.add(a.mul(outer, a.c(g.innerExtent() * e + g.pad)), a.mul(inner, a.c(e)));
   int64_t s = g.swizzle, perRow = s / e;
   Int block = a.udiv(inner, a.c(perRow)), within = a.urem(inner, a.c(perRow));
   Int off = a.add(a.add(a.mul(block, a.c(g.outerExtent() * s)), a.mul(outer, a.c(s))),

@@ -21,6 +21,9 @@ void tessera::pipeline::registerCodegenDialects(DialectRegistry &registry) {
 LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::StringRef arch) {
   PassManager pm(module.getContext());
   pm.addNestedPass<tile::KernelOp>(tile::createTileAssignLayouts({arch.str()}));
+  pm.addNestedPass<tile::KernelOp>(tile::createTileStageOperands());
+  pm.addNestedPass<tile::KernelOp>(tile::createTileAllocateShared({arch.str()}));
+  pm.addNestedPass<tile::KernelOp>(tile::createTileInsertBarriers());
   pm.addPass(tile::createConvertTileToLLVM({arch.str()}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

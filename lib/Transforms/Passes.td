@@ -36,6 +36,68 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::tile::KernelOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileStageOperands : Pass<"tile-stage-operands", "::mlir::tile::KernelOp"> {
+  let summary = "stages tensor-core operands through swizzled shared memory";
+  let description = [{
+    Rewrites every `tile.convert_layout` into an mma dot-operand layout that
+    is not a register permutation into a `tile.local_alloc` of the source
+    with a `#tile.shared` encoding (stored along the source's fastest axis;
+    the swizzle with the fewest bank conflicts for the writes and the
+    ldmatrix reads, by the bank model) and a `tile.local_load` into the
+    operand layout.
+
+    ```mlir
+    %a = tile.convert_layout %x : tensor<128x64xbf16, #blocked> -> tensor<128x64xbf16, #dot_op>
+    // becomes
+    %m = tile.local_alloc %x : (tensor<128x64xbf16, #blocked>) -> !tile.memdesc<128x64xbf16, #shared>
+    %a = tile.local_load %m : !tile.memdesc<128x64xbf16, #shared> -> tensor<128x64xbf16, #dot_op>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TileAllocateShared : Pass<"tile-allocate-shared", "::mlir::tile::KernelOp"> {
+  let summary = "gives every shared-memory buffer and scratch an offset, with liveness";
+  let description = [{
+    Records on every `tile.local_alloc` its byte offset (`tile.offset`) and
+    on every op that needs scratch (layout conversions through shared memory,
+    reductions across warps) the offset of its scratch
+    (`tile.scratch_offset`); buffers not live at the same time share memory.
+    The kernel's total goes to `tile.shared_bytes`; more than a block of
+    `arch` may have is an error at the kernel.
+
+    ```mlir
+    %a = tile.local_alloc %x {tile.offset = 0 : i64} : (...) -> !tile.memdesc<...>
+    %r = tile.reduce sum %y axis 0 {tile.scratch_offset = 16384 : i64} : ...
+    ```
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string",
+           "::tessera::target::TargetInfo::kDefaultArch.str()",
+           "the GPU architecture (its shared memory per block)">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::tile::KernelOp"> {
+  let summary = "orders shared-memory accesses with the barriers they need";
+  let description = [{
+    After tile-allocate-shared, inserts a `tile.barrier` before every
+    shared-memory access that overlaps an access made since the last barrier
+    where either writes (buffers through their views, scratch by its
+    interval). Asynchronous copies wait for earlier readers of their buffer;
+    their data counts as written at the `tile.async_wait` that completes
+    them. Loops are analysed across their back edge.
+
+    ```mlir
+    %m = tile.local_alloc %x {tile.offset = 0 : i64} : (...) -> !tile.memdesc<...>
+    tile.barrier
+    %a = tile.local_load %m : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileSinkSharedLoads : Pass<"tile-sink-shared-loads", "::mlir::ModuleOp"> {
   let summary = "moves shared-memory loads of lowered kernels down to their first use";
   let description = [{

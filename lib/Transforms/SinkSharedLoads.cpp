@@ -27,8 +27,8 @@ using namespace mlir;
 namespace {
 
 bool isSharedLoad(Operation *op) {
-  if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op))
-    return asmOp.getAsmString().starts_with("ldmatrix");
+  if (isa<NVVM::LdMatrixOp>(op))
+    return true;
   if (auto load = dyn_cast<LLVM::LoadOp>(op))
     return cast<LLVM::LLVMPointerType>(load.getAddr().getType()).getAddressSpace() == 3 &&
            !load.getVolatile_();

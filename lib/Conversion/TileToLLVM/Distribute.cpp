@@ -20,36 +20,25 @@ FailureOr<Distribution> tessera::conversion::distribute(RankedTensorType type) {
   return layout.distribute(type.getShape());
 }
 
+Value IRArith::c(int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v); }
+Value IRArith::add(Value x, Value y) { return LLVM::AddOp::create(b, loc, x, y); }
+Value IRArith::mul(Value x, Value y) { return LLVM::MulOp::create(b, loc, x, y); }
+Value IRArith::udiv(Value x, Value y) { return LLVM::UDivOp::create(b, loc, x, y); }
+Value IRArith::urem(Value x, Value y) { return LLVM::URemOp::create(b, loc, x, y); }
+Value IRArith::xor_(Value x, Value y) { return LLVM::XOrOp::create(b, loc, x, y); }
+Value IRArith::and_(Value x, Value y) { return LLVM::AndOp::create(b, loc, x, y); }
+Value IRArith::shl(Value x, int64_t s) { return LLVM::ShlOp::create(b, loc, x, c(s)); }
+Value IRArith::lshr(Value x, int64_t s) { return LLVM::LShrOp::create(b, loc, x, c(s)); }
+Value IRArith::selectEq(Value x, int64_t v, Value a, Value y) {
+  Value eq = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, x, c(v));
+  return LLVM::SelectOp::create(b, loc, eq, a, y);
+}
+
 SmallVector<Value, 4> tessera::conversion::threadBase(OpBuilder &b, Location loc,
                                                       const Distribution &dist, Value laneId,
                                                       Value warpId) {
-  Type i32 = b.getI32Type();
-  auto cst = [&](int64_t v) { return LLVM::ConstantOp::create(b, loc, i32, v).getResult(); };
-  SmallVector<Value, 4> base(dist.rank(), Value());
-  // Runs of consecutive bits that step one axis by doubling values become one
-  // (id / 2^first) % 2^n * value term.
-  auto addTerms = [&](ArrayRef<Basis> bits, Value id) {
-    for (size_t i = 0; i < bits.size();) {
-      size_t j = i + 1;
-      while (j < bits.size() && bits[j].axis == bits[i].axis && bits[i].axis >= 0 &&
-             bits[j].value == bits[j - 1].value * 2)
-        ++j;
-      if (bits[i].axis >= 0) {
-        Value digit = LLVM::URemOp::create(b, loc, LLVM::UDivOp::create(b, loc, id, cst(1ll << i)),
-                                           cst(1ll << (j - i)));
-        Value term = LLVM::MulOp::create(b, loc, digit, cst(bits[i].value));
-        Value &acc = base[bits[i].axis];
-        acc = acc ? LLVM::AddOp::create(b, loc, acc, term).getResult() : term;
-      }
-      i = j;
-    }
-  };
-  addTerms(dist.lanes, laneId);
-  addTerms(dist.warps, warpId);
-  for (Value &v : base)
-    if (!v)
-      v = cst(0);
-  return base;
+  IRArith a{b, loc};
+  return threadBaseOf(a, dist, laneId, warpId);
 }
 
 std::vector<SmallVector<Value, 4>> tessera::conversion::elementCoords(OpBuilder &b, Location loc,

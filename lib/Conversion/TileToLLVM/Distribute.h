@@ -20,6 +20,26 @@ namespace tessera::conversion {
 
 using mlir::tile::Basis;
 using mlir::tile::Distribution;
+using mlir::tile::threadBaseOf;
+
+/// i32 arithmetic in generated code (LLVM dialect ops), with the interface of
+/// mlir::tile::HostArith, so that the address templates of SharedLayout.h and
+/// SharedAccess.h emit the function the host evaluates.
+struct IRArith {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  using Int = mlir::Value;
+  Int c(int64_t v);
+  Int add(Int x, Int y);
+  Int mul(Int x, Int y);
+  Int udiv(Int x, Int y);
+  Int urem(Int x, Int y);
+  Int xor_(Int x, Int y);
+  Int and_(Int x, Int y);
+  Int shl(Int x, int64_t s);
+  Int lshr(Int x, int64_t s);
+  Int selectEq(Int x, int64_t v, Int a, Int y);
+};
 
 /// The distribution of `type`'s layout (DistributedLayoutAttrInterface). Fails
 /// for a tile without a distributed layout or one that does not fit its rank.

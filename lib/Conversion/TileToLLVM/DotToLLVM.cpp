@@ -1,10 +1,10 @@
 //===- DotToLLVM.cpp - tile.dot ---------------------------------*- C++ -*-===//
 //
-// Tensor cores: with an mma accumulator, each warp runs mma.sync m16n8k16 over its
-// fragments (A fragments of 8 halves, B of 4, C of 4 floats, in the register
-// order of the PTX ISA), K in steps of 16. FMA: with a blocked accumulator, each
-// thread holds its accumulator rows of A and columns of B over the whole K and
-// computes its elements with fused multiply-adds in the accumulator's type.
+// Tensor cores: with an mma accumulator, each warp runs mma.sync m16n8k16
+// (nvvm.mma.sync) over its fragments (A fragments of 8 halves, B of 4, C of 4 floats, in the
+// register order of the PTX ISA), K in steps of 16. FMA: with a blocked accumulator, each thread
+// holds its accumulator rows of A and columns of B over the whole K and computes its elements with
+// fused multiply-adds in the accumulator's type.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Conversion/TileToLLVM/Patterns.h"
@@ -64,26 +64,33 @@ LogicalResult lowerMma(tile::DotOp op, ArrayRef<Value> a, ArrayRef<Value> bv, Ar
   auto aTy = cast<RankedTensorType>(op.getA().getType());
   auto mma = cast<tile::MmaLayoutAttr>(accTy.getEncoding());
   MmaShape s = mmaShape(mma, accTy.getShape()[0], accTy.getShape()[1], aTy.getShape()[1]);
-  std::string ty = aTy.getElementType().isBF16() ? "bf16" : "f16";
-  std::string asmStr = "mma.sync.aligned.m16n8k16.row.col.f32." + ty + "." + ty +
-                       ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
+  bool bf16 = aTy.getElementType().isBF16();
+  NVVM::MMATypes ptxTy = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  // bf16 pairs travel as b32 registers, f16 pairs as f16x2 vectors.
+  auto operand = [&](Value reg) -> Value {
+    return bf16 ? reg
+                : (Value)LLVM::BitcastOp::create(rw, loc, VectorType::get({2}, rw.getF16Type()),
+                                                 reg);
+  };
   auto resTy =
       LLVM::LLVMStructType::getLiteral(rw.getContext(), SmallVector<Type>(4, rw.getF32Type()));
   out.assign(c.begin(), c.end());
   for (int64_t i = 0; i < s.fm; ++i)
     for (int64_t j = 0; j < s.fn; ++j)
       for (int64_t t = 0; t < s.kSteps; ++t) {
-        SmallVector<Value> operands;
+        SmallVector<Value> opA, opB, opC;
         size_t ai = (i * s.kSteps + t) * 8, bi = (j * s.kSteps + t) * 4;
         for (int r = 0; r < 4; ++r)
-          operands.push_back(packPair(rw, loc, a[ai + 2 * r], a[ai + 2 * r + 1]));
+          opA.push_back(operand(packPair(rw, loc, a[ai + 2 * r], a[ai + 2 * r + 1])));
         for (int r = 0; r < 2; ++r)
-          operands.push_back(packPair(rw, loc, bv[bi + 2 * r], bv[bi + 2 * r + 1]));
+          opB.push_back(operand(packPair(rw, loc, bv[bi + 2 * r], bv[bi + 2 * r + 1])));
         size_t ci = (i * s.fn + j) * 4;
         for (int r = 0; r < 4; ++r)
-          operands.push_back(out[ci + r]);
-        Value res = inlinePTX(rw, loc, resTy, operands, asmStr, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
-                              /*sideEffects=*/false);
+          opC.push_back(out[ci + r]);
+        Value res = NVVM::MmaOp::create(
+            rw, loc, resTy, opA, opB, opC, ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{ptxTy, ptxTy},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
         SmallVector<Value> d = unpack(rw, loc, res);
         for (int r = 0; r < 4; ++r)
           out[ci + r] = d[r];

@@ -15,17 +15,11 @@
 using namespace mlir;
 using namespace tessera::conversion;
 
-namespace {
-
-struct Access {
-  SmallVector<Value> addr, mask; // per element
-  unsigned vec = 1;              // elements per access
-};
-
-/// Addresses and masks of every element of a load or store.
-FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Value desc,
-                                tile::GlobalTensorType tensor, ValueRange coords, Type tileType,
-                                bool forStore) {
+FailureOr<GlobalAccess> tessera::conversion::computeGlobalAccess(ConversionPatternRewriter &rw,
+                                                                 Operation *op, Value desc,
+                                                                 tile::GlobalTensorType tensor,
+                                                                 ValueRange coords, Type tileType,
+                                                                 bool forStore) {
   Location loc = op->getLoc();
   unsigned r = tensor.getRank();
   auto tileTy = dyn_cast<RankedTensorType>(tileType);
@@ -54,7 +48,7 @@ FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Va
       term = LLVM::MulOp::create(rw, loc, term, stride[d]);
     leadOffset = LLVM::AddOp::create(rw, loc, leadOffset, term);
   }
-  Access acc;
+  GlobalAccess acc;
   auto ptrTy = LLVM::LLVMPointerType::get(rw.getContext(), 1);
   auto address = [&](Value offset) {
     return LLVM::GEPOp::create(rw, loc, ptrTy, eltTy, base, ValueRange{offset}).getResult();
@@ -131,6 +125,8 @@ FailureOr<Access> computeAccess(ConversionPatternRewriter &rw, Operation *op, Va
   return acc;
 }
 
+namespace {
+
 struct LoadLowering : ConvertOpToLLVMPattern<tile::LoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
@@ -138,9 +134,9 @@ struct LoadLowering : ConvertOpToLLVMPattern<tile::LoadOp> {
     Location loc = op.getLoc();
     auto tensor = op.getTensor().getType();
     Type eltTy = tensor.getElementType();
-    FailureOr<Access> acc =
-        computeAccess(rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(), op.getType(),
-                      /*forStore=*/false);
+    FailureOr<GlobalAccess> acc =
+        computeGlobalAccess(rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(), op.getType(),
+                            /*forStore=*/false);
     if (failed(acc))
       return failure();
     Value pad = adaptor.getPad();
@@ -169,8 +165,9 @@ struct StoreLowering : ConvertOpToLLVMPattern<tile::StoreOp> {
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto tensor = op.getTensor().getType();
-    FailureOr<Access> acc = computeAccess(rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(),
-                                          op.getValue().getType(), /*forStore=*/true);
+    FailureOr<GlobalAccess> acc =
+        computeGlobalAccess(rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(),
+                            op.getValue().getType(), /*forStore=*/true);
     if (failed(acc))
       return failure();
     SmallVector<Value> vals = isa<RankedTensorType>(op.getValue().getType())

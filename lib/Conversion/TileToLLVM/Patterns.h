@@ -15,10 +15,38 @@ void populateMemoryPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patt
 void populateReducePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateShapePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateDotPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
+void populateSharedPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populatePrintPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateKernelPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 /// Scalar math on NVPTX: ex2/lg2/rsqrt/tanh approximations, f16/bf16 through f32.
 void populateMathToNVVMPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
+
+/// The global addresses and in-bounds masks of every element of a tile that
+/// `tile.load`/`tile.store` of `tileType` (scalar or tile) at `coords` of the
+/// tensor `desc` touches; for stores, only the owning thread of a replicated
+/// element keeps its mask. `vec` elements contiguous along the tensor's last
+/// axis move as one access where the kernel is specialized for alignment.
+struct GlobalAccess {
+  llvm::SmallVector<mlir::Value> addr, mask; // per element
+  unsigned vec = 1;                          // elements per access
+};
+mlir::FailureOr<GlobalAccess> computeGlobalAccess(mlir::ConversionPatternRewriter &rw,
+                                                  mlir::Operation *op, mlir::Value desc,
+                                                  mlir::tile::GlobalTensorType tensor,
+                                                  mlir::ValueRange coords, mlir::Type tileType,
+                                                  bool forStore);
+
+/// Stores the elements `vals` of a tile of `tile`'s layout into a shared slot
+/// of geometry `geo` at `slotPtr`, and loads such a tile back (ldmatrix for
+/// tensor-core operands where it applies): the plans of SharedAccess.h.
+mlir::LogicalResult storeTileToShared(mlir::ConversionPatternRewriter &rw, mlir::Operation *op,
+                                      mlir::RankedTensorType tile,
+                                      const mlir::tile::SharedGeometry &geo, mlir::Value slotPtr,
+                                      llvm::ArrayRef<mlir::Value> vals);
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+loadTileFromShared(mlir::ConversionPatternRewriter &rw, mlir::Operation *op,
+                   mlir::RankedTensorType tile, const mlir::tile::SharedGeometry &geo,
+                   mlir::Value slotPtr);
 
 /// One element-wise scalar conversion with tile.convert's semantics.
 mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to);

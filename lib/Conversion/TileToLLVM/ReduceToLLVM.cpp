@@ -3,16 +3,20 @@
 // Three stages along the reduced axis, in any layout Distribute.h describes
 // (blocked, mma, slices of them): the elements a thread holds, then the lanes
 // of a warp (butterfly shuffles over the lane bits that step the axis), then
-// the warps (partials through shared memory, one slot per warp digit of the
-// axis). Bits and elements that only reach replicas along the axis (the layout
-// spans more than the tile) are left out, so sums are not multiplied.
+// the warps (partials through the op's scratch in shared memory, one slot
+// per warp digit of the axis; tile-insert-barriers orders it against other
+// users of that memory, the barrier between its writes and reads is its own).
+// Bits and elements that only reach replicas along the axis (the layout spans
+// more than the tile) are left out, so sums are not multiplied.
 // Power-of-two extents are assumed (checked).
 //
 //===----------------------------------------------------------------------===//
+#include "lib/Analysis/SharedAccess.h"
 #include "lib/Conversion/TileToLLVM/Patterns.h"
 
 using namespace mlir;
 using namespace tessera::conversion;
+namespace analysis = tessera::analysis;
 
 namespace {
 
@@ -65,54 +69,31 @@ struct ReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
         partial[key] =
             combine(rw, loc, kind, partial[key], shuffleXor(rw, loc, partial[key], 1u << bit));
     }
-    // 3. Across warps, through shared memory: each warp's digit along `axis`
-    // (its bits that step the axis, compacted) picks a slot.
-    SmallVector<unsigned> warpBits;
-    for (auto [bit, basis] : llvm::enumerate(dist->warps))
-      if (basis.axis == (int)axis && !dist->isReplica(basis))
-        warpBits.push_back(bit);
-    if (!warpBits.empty()) {
-      int64_t distinctWarps = 1ll << warpBits.size();
-      Type elt = srcTy.getElementType();
-      unsigned bytes = std::max(1u, storageBytes(elt));
-      // Result coordinates linearize the kept axes.
-      int64_t resultNumel = 1;
-      for (unsigned d = 0; d < dist->rank(); ++d)
-        if (d != axis && !dist->isSliced(d))
-          resultNumel *= dist->shape[d];
+    // 3. Across warps, through the scratch tile-allocate-shared gave it: each
+    // warp's digit along `axis` (its bits that step the axis, compacted) picks
+    // a slot (lib/Analysis/SharedAccess.h, the addresses the bank model checks).
+    Type elt = srcTy.getElementType();
+    if (std::optional<analysis::ReduceScratch> scratch =
+            analysis::reduceScratch(*dist, op.getAxis(), std::max(1u, storageBytes(elt)))) {
+      auto offset = op->getAttrOfType<IntegerAttr>("tile.scratch_offset");
+      if (!offset)
+        return op.emitError("a reduction across warps without scratch: run tile-allocate-shared "
+                            "first");
+      for (Key &key : keys)
+        if (!dist->find(key))
+          return op.emitError("internal compiler error: reduction element missing");
+      IRArith a{rw, loc};
       auto [lane, warp] = laneAndWarp(rw, loc);
-      SmallVector<Value> base = threadBase(rw, loc, *dist, lane, warp);
-      auto coords = elementCoords(rw, loc, *dist, base);
-      Value warpOnAxis = i32Const(rw, loc, 0);
-      for (auto [k, bit] : llvm::enumerate(warpBits)) {
-        Value b = LLVM::URemOp::create(
-            rw, loc, LLVM::UDivOp::create(rw, loc, warp, i32Const(rw, loc, 1ll << bit)),
-            i32Const(rw, loc, 2));
-        warpOnAxis = LLVM::AddOp::create(
-            rw, loc, warpOnAxis, LLVM::MulOp::create(rw, loc, b, i32Const(rw, loc, 1ll << k)));
-      }
-      Value smem = sharedBase(rw, loc, op);
-      requireShared(op, distinctWarps * resultNumel * bytes);
+      SmallVector<Value, 4> base = threadBaseOf(a, *dist, lane, warp);
+      Value digit = analysis::reduceWarpDigit(a, *scratch, warp);
       auto ptr3 = LLVM::LLVMPointerType::get(rw.getContext(), 3);
+      Value smem = LLVM::GEPOp::create(rw, loc, ptr3, rw.getI8Type(), sharedBase(rw, loc, op),
+                                       ValueRange{i32Const(rw, loc, offset.getInt())});
       Type storeTy = elt.isInteger(1) ? rw.getI8Type() : elt;
-      // The coordinates of a key's element (any element with that register part).
       auto slot = [&](const Key &key, Value w) {
-        std::optional<size_t> elemIndex = dist->find(key);
-        // Row-major index of the element's coordinates without `axis`.
-        Value lin = i32Const(rw, loc, 0);
-        unsigned ci = 0;
-        for (unsigned d = 0; d < dist->rank(); ++d) {
-          if (dist->isSliced(d))
-            continue;
-          Value c = coords[*elemIndex][ci++];
-          if (d == axis)
-            continue;
-          lin = LLVM::AddOp::create(
-              rw, loc, LLVM::MulOp::create(rw, loc, lin, i32Const(rw, loc, dist->shape[d])), c);
-        }
-        Value idx = LLVM::AddOp::create(
-            rw, loc, LLVM::MulOp::create(rw, loc, w, i32Const(rw, loc, resultNumel)), lin);
-        return LLVM::GEPOp::create(rw, loc, ptr3, storeTy, smem, ValueRange{idx}).getResult();
+        Value off = analysis::reduceSlotOffset(a, *dist, *scratch, *dist->find(key), base, w);
+        return LLVM::GEPOp::create(rw, loc, ptr3, rw.getI8Type(), smem, ValueRange{off})
+            .getResult();
       };
       auto toStore = [&](Value v) {
         return elt.isInteger(1) ? (Value)LLVM::ZExtOp::create(rw, loc, rw.getI8Type(), v) : v;
@@ -120,20 +101,13 @@ struct ReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
       auto fromStore = [&](Value v) {
         return elt.isInteger(1) ? (Value)LLVM::TruncOp::create(rw, loc, rw.getI1Type(), v) : v;
       };
-      // Every key's element exists: the element it was first seen at has the
-      // same register part except along `axis`, where its coordinate is
-      // replaced by the row-major linearization anyway.
-      for (Key &key : keys)
-        if (!dist->find(key))
-          return op.emitError("internal compiler error: reduction element missing");
-      barrier(rw, loc);
       for (const Key &key : keys)
-        LLVM::StoreOp::create(rw, loc, toStore(partial[key]), slot(key, warpOnAxis));
+        LLVM::StoreOp::create(rw, loc, toStore(partial[key]), slot(key, digit));
       barrier(rw, loc);
       for (const Key &key : keys) {
         Value acc =
             fromStore(LLVM::LoadOp::create(rw, loc, storeTy, slot(key, i32Const(rw, loc, 0))));
-        for (int64_t w = 1; w < distinctWarps; ++w)
+        for (int64_t w = 1; w < scratch->slots(); ++w)
           acc = combine(
               rw, loc, kind, acc,
               fromStore(LLVM::LoadOp::create(rw, loc, storeTy, slot(key, i32Const(rw, loc, w)))));

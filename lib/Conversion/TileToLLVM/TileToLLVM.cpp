@@ -87,7 +87,9 @@ LogicalResult rewriteSignature(tile::KernelOp kernel) {
 }
 
 bool hasTileTypes(Operation *op) {
-  auto isTile = [](Type t) { return isa<RankedTensorType, tile::GlobalTensorType>(t); };
+  auto isTile = [](Type t) {
+    return isa<RankedTensorType, tile::GlobalTensorType, tile::MemDescType>(t);
+  };
   return llvm::any_of(op->getOperandTypes(), isTile) || llvm::any_of(op->getResultTypes(), isTile);
 }
 
@@ -162,6 +164,7 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
       populateReducePatterns(tc, patterns);
       populateShapePatterns(tc, patterns);
       populateDotPatterns(tc, patterns);
+      populateSharedPatterns(tc, patterns);
       if (failed(applyPartialConversion(module, target, std::move(patterns))))
         return signalPassFailure();
     }
@@ -187,8 +190,7 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
       if (auto bytes = fn->getAttrOfType<IntegerAttr>("tile.shared_bytes");
           bytes && bytes.getInt() > kMaxShared) {
         fn.emitError("the kernel needs ")
-            << bytes.getInt()
-            << " bytes of shared memory for its layout conversions, more than the " << kMaxShared
+            << bytes.getInt() << " bytes of shared memory, more than the " << kMaxShared
             << " a block may have on " << arch << "; use smaller tiles";
         return signalPassFailure();
       }

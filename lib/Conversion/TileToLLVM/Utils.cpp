@@ -24,6 +24,8 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) 
   });
   addConversion(
       [](tile::GlobalTensorType t) -> Type { return descriptorType(t.getContext(), t.getRank()); });
+  addConversion(
+      [](tile::MemDescType t) -> Type { return LLVM::LLVMPointerType::get(t.getContext(), 3); });
 }
 
 LLVM::LLVMStructType TileTypeConverter::descriptorType(MLIRContext *ctx, unsigned rank) {
@@ -264,16 +266,6 @@ Value tessera::conversion::sharedBase(OpBuilder &b, Location loc, Operation *any
 }
 
 void tessera::conversion::barrier(OpBuilder &b, Location loc) { NVVM::Barrier0Op::create(b, loc); }
-
-void tessera::conversion::requireShared(Operation *op, int64_t bytes) {
-  Operation *fn = op->getParentOfType<LLVM::LLVMFuncOp>();
-  if (!fn)
-    return;
-  auto cur = fn->getAttrOfType<IntegerAttr>("tile.shared_bytes");
-  if (!cur || cur.getInt() < bytes)
-    fn->setAttr("tile.shared_bytes",
-                IntegerAttr::get(IntegerType::get(op->getContext(), 64), bytes));
-}
 
 Value tessera::conversion::combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
                                    Value y) {

@@ -58,8 +58,6 @@ void predicatedStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value addr, m
 /// and a barrier of the whole block.
 mlir::Value sharedBase(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *anyOp);
 void barrier(mlir::OpBuilder &b, mlir::Location loc);
-/// Records that the kernel around `op` needs `bytes` of shared memory.
-void requireShared(mlir::Operation *op, int64_t bytes);
 
 /// Scalar combinations used by reductions.
 mlir::Value combine(mlir::OpBuilder &b, mlir::Location loc, mlir::tile::ReduceKind kind,

@@ -1,4 +1,4 @@
-// RUN: tessera-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts),convert-tile-to-llvm)' | FileCheck %s
+// RUN: tessera-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts,tile-stage-operands,tile-allocate-shared,tile-insert-barriers),convert-tile-to-llvm)' | FileCheck %s
 
 // A scalar print becomes vprintf with a "program (x, y, z): " format; thread 0
 // gets the format, the other threads the empty string.

@@ -1,4 +1,4 @@
-// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts),convert-tile-to-llvm)' | FileCheck %s
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts,tile-stage-operands,tile-allocate-shared,tile-insert-barriers),convert-tile-to-llvm)' | FileCheck %s
 
 // The kernel ABI: a tensor is a global pointer, i32 extents and i64 strides (all
 // but the last); a bool scalar travels as i8. Launch bounds from num_warps.
@@ -64,13 +64,14 @@ tile.kernel @unaligned(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 :
 
 // -----
 
-// A row reduction over 4 warps: in-thread, 5 butterfly shuffles, then shared
-// memory between barriers.
+// A row reduction over 4 warps: in-thread, 5 butterfly shuffles, then the
+// partials through its scratch with a barrier between writes and reads (no
+// barrier before: nothing used shared memory earlier).
 // CHECK-LABEL: llvm.mlir.global external @tessera_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @rowsum
 // CHECK-SAME: tile.shared_bytes = 16
 // CHECK-COUNT-5: nvvm.shfl.sync bfly
-// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.store {{.*}} !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK: llvm.load {{.*}} !llvm.ptr<3>
@@ -92,7 +93,8 @@ tile.kernel @rowsum(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i6
 // mma.sync m16n8k16 with f32 accumulation.
 // CHECK-LABEL: llvm.func @mma
 // CHECK: nvvm.barrier0
-// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK: nvvm.ldmatrix
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
 tile.kernel @mma(%a: !tile.tensor<?x?xbf16>, %c: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64} grid {
 ^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>):
   %one = arith.constant 1 : i32
@@ -196,18 +198,19 @@ tile.kernel @rem(%x: !tile.tensor<?xf32>, %d: f32) attributes {tile.num_warps = 
 // Flash-attention style: a reduction of an mma accumulator runs on its
 // registers (shuffles over the two lane bits that step columns, no shared
 // memory: one warp holds whole rows), and P = exp2(S - max) feeds the next
-// dot as its A operand from the same registers (no ldmatrix.x4 for it).
+// dot as its A operand from the same registers (no ldmatrix for it: only V's,
+// in the .trans form, as V is stored N-contiguous).
 // CHECK-LABEL: llvm.func @mma_softmax
-// CHECK: mma.sync.aligned.m16n8k16
+// CHECK: nvvm.mma.sync
 // CHECK-NOT: nvvm.barrier0
 // CHECK: nvvm.shfl.sync bfly
 // CHECK-NOT: nvvm.barrier0
 // CHECK: ex2.approx
 // CHECK: llvm.fptrunc
-// CHECK-NOT: ldmatrix.sync.aligned.m8n8.x4
-// CHECK: ldmatrix.sync.aligned.m8n8.x2.trans
-// CHECK-NOT: ldmatrix.sync.aligned.m8n8.x4
-// CHECK: mma.sync.aligned.m16n8k16
+// CHECK-NOT: nvvm.ldmatrix {{.*}}mma_layout<row>
+// CHECK: nvvm.ldmatrix {{.*}}mma_layout<col>
+// CHECK-NOT: nvvm.ldmatrix {{.*}}mma_layout<row>
+// CHECK: nvvm.mma.sync
 tile.kernel @mma_softmax(%a: !tile.tensor<?x?xbf16>, %c: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64} grid {
 ^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>):
   %one = arith.constant 1 : i32

@@ -1,4 +1,4 @@
-// RUN: tessera-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts),convert-tile-to-llvm)' -verify-diagnostics
+// RUN: tessera-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts,tile-stage-operands,tile-allocate-shared,tile-insert-barriers),convert-tile-to-llvm)' -verify-diagnostics
 
 // Ops without a GPU lowering yet are reported at their location.
 tile.kernel @unsupported(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i64} grid {

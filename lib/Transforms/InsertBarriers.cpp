@@ -1,0 +1,173 @@
+//===- InsertBarriers.cpp - tile-insert-barriers ----------------*- C++ -*-===//
+//
+// Orders the shared-memory accesses of a kernel after tile-allocate-shared:
+// walking the ops in program order, it keeps the accesses made since the last
+// barrier (byte intervals, read or write) and puts a `tile.barrier` before an
+// op whose access overlaps one of them where either writes. Buffers are
+// tracked whole (through their views); an op with scratch reads and writes
+// its interval (its own write-to-read barrier is emitted by its lowering). An
+// asynchronous copy must not start before earlier readers of its buffer are
+// past a barrier, but its data becomes a pending write only at the
+// `tile.async_wait` that completes it. Loops are analysed until the state on
+// their back edge is stable, so a buffer read at the end of one iteration and
+// written at the start of the next gets its barrier; both branches of an `if`
+// are merged.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Analysis/SharedMemory.h"
+#include "lib/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <limits>
+#include <set>
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEINSERTBARRIERS
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+struct Access {
+  int64_t lo, hi; // bytes [lo, hi)
+  bool write;
+  bool operator<(const Access &o) const {
+    return std::tie(lo, hi, write) < std::tie(o.lo, o.hi, o.write);
+  }
+  bool operator==(const Access &o) const { return lo == o.lo && hi == o.hi && write == o.write; }
+};
+
+struct State {
+  std::set<Access> pending;     // since the last barrier
+  std::set<Access> outstanding; // buffers with asynchronous copies in flight
+  void merge(const State &o) {
+    pending.insert(o.pending.begin(), o.pending.end());
+    outstanding.insert(o.outstanding.begin(), o.outstanding.end());
+  }
+  bool operator==(const State &o) const {
+    return pending == o.pending && outstanding == o.outstanding;
+  }
+};
+
+constexpr int64_t kAll = std::numeric_limits<int64_t>::max();
+
+/// The interval of the buffer behind a memdesc value (all of shared memory
+/// when it cannot be traced).
+std::pair<int64_t, int64_t> bufferOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<MemDescIndexOp, MemDescTransOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    if (auto alloc = dyn_cast<LocalAllocOp>(def))
+      if (auto off = alloc->getAttrOfType<IntegerAttr>("tile.offset"))
+        return {off.getInt(), off.getInt() + alloc.getType().getBytes()};
+    break;
+  }
+  return {0, kAll};
+}
+
+class Inserter {
+public:
+  /// Runs over `block` from `in`; with `insert`, barriers are created.
+  State run(Block &block, State state, bool insert) {
+    for (Operation &op : llvm::make_early_inc_range(block))
+      visit(&op, state, insert);
+    return state;
+  }
+
+private:
+  static bool conflicts(const State &s, const Access &a) {
+    for (const Access &p : s.pending)
+      if (p.lo < a.hi && a.lo < p.hi && (p.write || a.write))
+        return true;
+    return false;
+  }
+
+  void barrierBefore(Operation *op, State &s, bool insert) {
+    if (insert) {
+      OpBuilder b(op);
+      BarrierOp::create(b, op->getLoc());
+    }
+    s.pending.clear();
+  }
+
+  void visit(Operation *op, State &s, bool insert) {
+    if (isa<BarrierOp>(op)) {
+      s.pending.clear();
+      return;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      // Iterate the body until the state on the back edge is stable.
+      State entry = s;
+      for (int i = 0; i < 8; ++i) {
+        State end = run(*loop.getBody(), entry, /*insert=*/false);
+        State next = s;
+        next.merge(end);
+        if (next == entry)
+          break;
+        entry = next;
+      }
+      State end = run(*loop.getBody(), entry, insert);
+      s.merge(end); // zero or more iterations
+      return;
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      State out = run(*branch.thenBlock(), s, insert);
+      if (branch.elseBlock())
+        out.merge(run(*branch.elseBlock(), s, insert));
+      else
+        out.merge(s);
+      s = out;
+      return;
+    }
+    if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+      auto [lo, hi] = bufferOf(copy.getDst());
+      Access a{lo, hi, true};
+      if (conflicts(s, a))
+        barrierBefore(op, s, insert);
+      s.outstanding.insert(a);
+      return;
+    }
+    if (isa<AsyncWaitOp>(op)) {
+      s.pending.insert(s.outstanding.begin(), s.outstanding.end());
+      return;
+    }
+    SmallVector<Access, 2> accesses;
+    if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
+      if (alloc.getSrc()) {
+        auto [lo, hi] = bufferOf(alloc.getResult());
+        accesses.push_back({lo, hi, true});
+      }
+    } else if (auto store = dyn_cast<LocalStoreOp>(op)) {
+      auto [lo, hi] = bufferOf(store.getDst());
+      accesses.push_back({lo, hi, true});
+    } else if (auto load = dyn_cast<LocalLoadOp>(op)) {
+      auto [lo, hi] = bufferOf(load.getSrc());
+      accesses.push_back({lo, hi, false});
+    } else if (auto off = op->getAttrOfType<IntegerAttr>("tile.scratch_offset")) {
+      int64_t bytes = tessera::analysis::scratchBytes(op);
+      accesses.push_back({off.getInt(), off.getInt() + bytes, true});
+      accesses.push_back({off.getInt(), off.getInt() + bytes, false});
+    }
+    for (const Access &a : accesses)
+      if (conflicts(s, a)) {
+        barrierBefore(op, s, insert);
+        break;
+      }
+    s.pending.insert(accesses.begin(), accesses.end());
+  }
+};
+
+struct TileInsertBarriers : tile::impl::TileInsertBarriersBase<TileInsertBarriers> {
+  void runOnOperation() override {
+    Inserter inserter;
+    inserter.run(getOperation().getBody().front(), State{}, /*insert=*/true);
+  }
+};
+
+} // namespace

@@ -1,0 +1,65 @@
+//===- StageOperands.cpp - tile-stage-operands ------------------*- C++ -*-===//
+//
+// Tensor-core operands reach their registers through shared memory: every
+// conversion into an mma dot-operand layout that is not a register permutation
+// becomes a `tile.local_alloc` of the source tile with an encoding chosen by
+// the bank-conflict model (lib/Analysis/SharedMemory.h) and a
+// `tile.local_load` into the operand layout, which the lowering reads with
+// ldmatrix in the form that matches how the slot is stored. A transposed load
+// (`k.T`, a blocked layout of order [0, 1]) is stored as it lies, K
+// contiguous, and read with the plain ldmatrix: nothing is transposed by a
+// round trip. Conversions of loop invariants (Q in attention) sit before
+// their loop already (tile-assign-layouts hoisted them), so they are staged
+// once.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Analysis/SharedMemory.h"
+#include "lib/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILESTAGEOPERANDS
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+bool isTensorCoreOperand(Attribute layout) {
+  auto op = dyn_cast_or_null<DotOperandLayoutAttr>(layout);
+  return op && isa<MmaLayoutAttr>(op.getParent());
+}
+
+struct TileStageOperands : tile::impl::TileStageOperandsBase<TileStageOperands> {
+  void runOnOperation() override {
+    SmallVector<ConvertLayoutOp> conversions;
+    getOperation().walk([&](ConvertLayoutOp cvt) {
+      if (isTensorCoreOperand(cvt.getType().getEncoding()))
+        conversions.push_back(cvt);
+    });
+    for (ConvertLayoutOp cvt : conversions) {
+      RankedTensorType src = cvt.getSrc().getType();
+      auto srcLayout = dyn_cast_or_null<DistributedLayoutAttrInterface>(src.getEncoding());
+      auto dstLayout = cast<DistributedLayoutAttrInterface>(cvt.getType().getEncoding());
+      if (!srcLayout || src.getRank() != 2)
+        continue;
+      FailureOr<Distribution> s = srcLayout.distribute(src.getShape()),
+                              d = dstLayout.distribute(src.getShape());
+      if (failed(s) || failed(d) || tessera::analysis::registerPermutation(*s, *d))
+        continue;
+      SharedEncodingAttr enc =
+          tessera::analysis::chooseStagingEncoding(src, cvt.getType().getEncoding());
+      OpBuilder b(cvt);
+      auto memTy = MemDescType::get(&getContext(), src.getShape(), src.getElementType(), enc);
+      Value buf = LocalAllocOp::create(b, cvt.getLoc(), memTy, cvt.getSrc());
+      Value tile = LocalLoadOp::create(b, cvt.getLoc(), cvt.getType(), buf);
+      cvt.replaceAllUsesWith(tile);
+      cvt.erase();
+    }
+  }
+};
+
+} // namespace

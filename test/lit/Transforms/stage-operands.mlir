@@ -1,0 +1,72 @@
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-stage-operands))' | FileCheck %s
+
+// A and B of a dot are staged through swizzled shared memory and read back in
+// their operand layouts; A is stored K-contiguous (row-major), B as it was
+// loaded, N-contiguous (row-major too: the lowering reads it with .trans).
+// CHECK-DAG: #[[S:.*]] = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+// CHECK-DAG: #[[A:.*]] = #tile.dot_op<{opIdx = 0, parent = #{{.*}}}>
+// CHECK-DAG: #[[B:.*]] = #tile.dot_op<{opIdx = 1, parent = #{{.*}}}>
+// CHECK-LABEL: tile.kernel @mm
+// CHECK: %[[MA:.*]] = tile.local_alloc %{{.*}} : (tensor<128x64xbf16, #{{.*}}>) -> !tile.memdesc<128x64xbf16, #[[S]]>
+// CHECK: tile.local_load %[[MA]] : !tile.memdesc<128x64xbf16, #[[S]]> -> tensor<128x64xbf16, #[[A]]>
+// CHECK: %[[MB:.*]] = tile.local_alloc %{{.*}} : (tensor<64x128xbf16, #{{.*}}>) -> !tile.memdesc<64x128xbf16, #[[S]]>
+// CHECK: tile.local_load %[[MB]] : !tile.memdesc<64x128xbf16, #[[S]]> -> tensor<64x128xbf16, #[[B]]>
+// CHECK-NOT: tile.convert_layout
+#blocked = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+#blockedB = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]}>
+#mma = #tile.mma<{version = 2, warpsPerCTA = [8, 1], instrShape = [16, 8]}>
+tile.kernel @mm(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %acc = arith.constant dense<0.0> : tensor<128x128xf32, #mma>
+  %x = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<128x64xbf16, #blocked>
+  %y = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x128xbf16, #blockedB>
+  %xa = tile.convert_layout %x : tensor<128x64xbf16, #blocked> -> tensor<128x64xbf16, #tile.dot_op<{opIdx = 0, parent = #mma}>>
+  %yb = tile.convert_layout %y : tensor<64x128xbf16, #blockedB> -> tensor<64x128xbf16, #tile.dot_op<{opIdx = 1, parent = #mma}>>
+  %d = tile.dot %xa, %yb, %acc : tensor<128x64xbf16, #tile.dot_op<{opIdx = 0, parent = #mma}>>, tensor<64x128xbf16, #tile.dot_op<{opIdx = 1, parent = #mma}>> -> tensor<128x128xf32, #mma>
+  tile.return
+}
+
+// -----
+
+// K^T: the key block is loaded [64, 128] (D contiguous) and used transposed as
+// B [128, 64]; its transposed blocked layout (order [0, 1]) is stored as it
+// lies: column-major for the [128, 64] operand, K contiguous.
+// CHECK-DAG: #[[T:.*]] = #tile.shared<{swizzle = 128, vec = 8, order = [0, 1]}>
+// CHECK-LABEL: tile.kernel @kt
+// CHECK: tile.local_alloc %{{.*}} : (tensor<128x64xbf16, #{{.*}}>) -> !tile.memdesc<128x64xbf16, #[[T]]>
+#kblocked = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#kt = #tile.blocked<{sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]}>
+#mma4 = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.kernel @kt(%k: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %k[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x128xbf16, #kblocked>
+  %tt = tile.transpose %t : tensor<64x128xbf16, #kblocked> -> tensor<128x64xbf16, #kt>
+  %b = tile.convert_layout %tt : tensor<128x64xbf16, #kt> -> tensor<128x64xbf16, #tile.dot_op<{opIdx = 1, parent = #mma4}>>
+  tile.return
+}
+
+// -----
+
+// A conversion that is a register permutation (an accumulator feeding the next
+// dot as A) stays: no shared memory.
+// CHECK-LABEL: tile.kernel @permute
+// CHECK-NOT: tile.local_alloc
+// CHECK: tile.convert_layout
+#mma1 = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.kernel @permute() attributes {tile.num_warps = 4 : i64} grid {
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %h = arith.constant 1.0 : bf16
+  %p = tile.splat %h : tensor<64x32xbf16, #mma1>
+  %a = tile.convert_layout %p : tensor<64x32xbf16, #mma1> -> tensor<64x32xbf16, #tile.dot_op<{opIdx = 0, parent = #mma1}>>
+  tile.return
+}
