@@ -52,13 +52,14 @@ struct Distribution {
   llvm::SmallVector<Basis, 4> warps;                  // per warp-id bit, lowest first
   std::vector<llvm::SmallVector<int64_t, 4>> offsets; // per element: register part, root axes
   std::map<std::vector<int64_t>, size_t> index;       // offsets -> first element holding them
+  llvm::SmallVector<bool, 4> wrapping;                // per root axis, see wraps()
 
   unsigned rank() const { return shape.size(); }
   bool isSliced(unsigned d) const { return llvm::is_contained(sliced, d); }
   /// The constant part of element i's coordinate along root axis d.
   int64_t constOffset(size_t i, unsigned d) const { return offsets[i][d]; }
   /// Whether coordinates along d can pass the extent (and so wrap around).
-  bool wraps(unsigned d) const;
+  bool wraps(unsigned d) const { return wrapping[d]; }
   /// Whether a lane/warp bit only selects a replica (moves nothing in the tile).
   bool isReplica(const Basis &b) const {
     return b.axis < 0 || b.value == 0 || b.value >= shape[b.axis];
@@ -76,7 +77,7 @@ struct Distribution {
   /// The coordinates (in root axes, wrapped) of element `i` of the thread with
   /// ids `lane` and `warp`: what the generated code computes, on the host.
   llvm::SmallVector<int64_t, 4> coordsOf(size_t i, unsigned lane, unsigned warp) const;
-  /// Rebuilds `index` from `offsets` (after offsets change).
+  /// Rebuilds `index` and `wrapping` from the bases and offsets (after they change).
   void reindex();
 };
 

@@ -15,7 +15,12 @@ using namespace mlir::tile;
 // Distribution
 //===----------------------------------------------------------------------===//
 
-bool Distribution::wraps(unsigned d) const {
+namespace {
+bool computeWraps(const Distribution &dist, unsigned d) {
+  const auto &offsets = dist.offsets;
+  const auto &lanes = dist.lanes;
+  const auto &warps = dist.warps;
+  const auto &shape = dist.shape;
   int64_t span = 1;
   for (const auto &off : offsets)
     span = std::max(span, off[d] + 1);
@@ -27,6 +32,7 @@ bool Distribution::wraps(unsigned d) const {
       span += b.value;
   return span > shape[d];
 }
+} // namespace
 
 std::optional<size_t> Distribution::find(ArrayRef<int64_t> off) const {
   auto it = index.find(std::vector<int64_t>(off.begin(), off.end()));
@@ -83,6 +89,9 @@ SmallVector<int64_t, 4> Distribution::coordsOf(size_t i, unsigned lane, unsigned
 }
 
 void Distribution::reindex() {
+  wrapping.clear();
+  for (unsigned d = 0; d < rank(); ++d)
+    wrapping.push_back(computeWraps(*this, d));
   index.clear();
   for (size_t i = 0; i < offsets.size(); ++i)
     index.try_emplace(std::vector<int64_t>(offsets[i].begin(), offsets[i].end()), i);

@@ -119,15 +119,27 @@ FailureOr<SharedPlan> tessera::analysis::planLdmatrix(const Distribution &dist,
   return p;
 }
 
+ArrayRef<int64_t> SharedPlan::hostBase(unsigned lane, unsigned warp) const {
+  if (hostBases.empty()) {
+    HostArith a;
+    unsigned warps = cast<DistributedLayoutAttrInterface>(dist.root).getNumWarps();
+    for (unsigned w = 0; w < warps; ++w)
+      for (unsigned l = 0; l < 32; ++l)
+        hostBases.push_back(threadBaseOf(a, dist, (int64_t)l, (int64_t)w));
+  }
+  return hostBases[warp * 32 + lane];
+}
+
 std::vector<LaneAccess> tessera::analysis::laneAccesses(const SharedPlan &p, const SharedInstr &in,
                                                         unsigned warp) {
   HostArith a;
   std::vector<LaneAccess> out;
-  SmallVector<int64_t, 4> warpBase = threadBaseOf(a, p.dist, 0, warp);
+  out.reserve(32);
+  ArrayRef<int64_t> warpBase = p.hostBase(0, warp);
   for (unsigned lane = 0; lane < 32; ++lane) {
-    SmallVector<int64_t, 4> base = threadBaseOf(a, p.dist, lane, warp);
+    ArrayRef<int64_t> base = p.hostBase(lane, warp);
     LaneAccess acc;
-    acc.offset = laneOffset(a, p, in, base, warpBase, lane);
+    acc.offset = laneOffset(a, p, in, base, warpBase, (int64_t)lane);
     // ldmatrix takes row addresses from the first 8 * num lanes only.
     bool active = in.kind != SharedInstr::Ldmatrix || lane < 8 * in.num;
     acc.bytes = active ? p.bytesPerLane(in) : 0;
@@ -143,25 +155,31 @@ Wavefronts tessera::analysis::wavefronts(const std::vector<LaneAccess> &lanes, b
   unsigned phase = ldmatrix || width >= 16 ? 8 : width == 8 ? 16 : 32;
   Wavefronts w;
   for (size_t start = 0; start < lanes.size(); start += phase) {
-    std::map<int64_t, std::set<int64_t>> words; // bank -> distinct words
-    std::set<int64_t> all;
+    // Per bank, its distinct words (a phase moves at most 128 words).
+    int64_t words[32][8];
+    unsigned count[32] = {0}, most = 0, distinct = 0;
     for (size_t l = start; l < std::min(lanes.size(), start + phase); ++l) {
       if (!lanes[l].bytes)
         continue;
       unsigned n = std::max(1u, lanes[l].bytes / 4);
       for (unsigned k = 0; k < n; ++k) {
         int64_t word = lanes[l].offset / 4 + k;
-        words[word % 32].insert(word);
-        all.insert(word);
+        unsigned bank = ((word % 32) + 32) % 32;
+        bool seen = false;
+        for (unsigned i = 0; i < std::min(count[bank], 8u) && !seen; ++i)
+          seen = words[bank][i] == word;
+        if (seen)
+          continue;
+        if (count[bank] < 8)
+          words[bank][count[bank]] = word;
+        most = std::max(most, ++count[bank]);
+        ++distinct;
       }
     }
-    if (all.empty())
+    if (!distinct)
       continue;
-    unsigned most = 0;
-    for (auto &[bank, set] : words)
-      most = std::max<unsigned>(most, set.size());
     w.actual += most;
-    w.ideal += std::max<unsigned>(1, (all.size() + 31) / 32);
+    w.ideal += std::max<unsigned>(1, (distinct + 31) / 32);
   }
   return w;
 }

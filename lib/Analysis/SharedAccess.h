@@ -45,6 +45,11 @@ struct SharedPlan {
   std::vector<SharedInstr> instrs;
   /// The bytes one lane moves in `in` (ldmatrix: 16 per row address).
   unsigned bytesPerLane(const SharedInstr &in) const;
+  /// threadBaseOf(dist, lane, warp) on the host, computed once per plan.
+  llvm::ArrayRef<int64_t> hostBase(unsigned lane, unsigned warp) const;
+
+private:
+  mutable std::vector<llvm::SmallVector<int64_t, 4>> hostBases;
 };
 
 /// Vector accesses: each thread's elements in runs along the slot's contiguous

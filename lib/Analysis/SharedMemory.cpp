@@ -123,9 +123,31 @@ std::optional<SharedGeometry> tessera::analysis::conversionScratch(RankedTensorT
   return best;
 }
 
+std::optional<SharedGeometry> tessera::analysis::scratchOf(ConvertLayoutOp op) {
+  auto rec = op->getAttrOfType<DenseI64ArrayAttr>("tile.scratch_layout");
+  if (!rec || rec.size() != 2)
+    return conversionScratch(op.getSrc().getType(), op.getType());
+  RankedTensorType t = op.getSrc().getType();
+  int64_t cols = t.getShape().empty() ? 1 : t.getShape().back();
+  unsigned e = sharedEltBytes(t.getElementType());
+  SharedGeometry g{t.getNumElements() / std::max<int64_t>(1, cols),
+                   cols,
+                   e,
+                   (unsigned)rec[0],
+                   std::max(1u, 16 / e),
+                   true};
+  g.pad = rec[1];
+  return g;
+}
+
+void tessera::analysis::recordScratch(ConvertLayoutOp op, const SharedGeometry &g) {
+  op->setAttr("tile.scratch_layout",
+              DenseI64ArrayAttr::get(op.getContext(), {(int64_t)g.swizzle, (int64_t)g.pad}));
+}
+
 int64_t tessera::analysis::scratchBytes(Operation *op) {
   if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
-    std::optional<SharedGeometry> g = conversionScratch(cvt.getSrc().getType(), cvt.getType());
+    std::optional<SharedGeometry> g = scratchOf(cvt);
     return g ? g->bytes() : 0;
   }
   if (auto red = dyn_cast<ReduceOp>(op)) {

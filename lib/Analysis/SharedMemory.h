@@ -34,6 +34,12 @@ mlir::FailureOr<SharedPlan> readPlan(const Distribution &dst, const SharedGeomet
 std::optional<SharedGeometry> conversionScratch(mlir::RankedTensorType src,
                                                 mlir::RankedTensorType dst);
 
+/// The scratch slot of a conversion: as recorded by tile-allocate-shared
+/// (`tile.scratch_layout = array<i64: swizzle, pad>`), else conversionScratch.
+std::optional<SharedGeometry> scratchOf(mlir::tile::ConvertLayoutOp op);
+/// Records `g` on `op` so that later passes and the lowering need not choose again.
+void recordScratch(mlir::tile::ConvertLayoutOp op, const SharedGeometry &g);
+
 /// The bytes of shared memory `op` needs for itself while it runs (its
 /// scratch): a layout conversion through shared memory, a reduction across
 /// warps. 0 for everything else.

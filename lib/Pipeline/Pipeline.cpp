@@ -22,6 +22,7 @@ LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::Strin
   PassManager pm(module.getContext());
   pm.addNestedPass<tile::KernelOp>(tile::createTileAssignLayouts({arch.str()}));
   pm.addNestedPass<tile::KernelOp>(tile::createTileStageOperands());
+  pm.addNestedPass<tile::KernelOp>(tile::createTileSoftwarePipeline({arch.str()}));
   pm.addNestedPass<tile::KernelOp>(tile::createTileAllocateShared({arch.str()}));
   pm.addNestedPass<tile::KernelOp>(tile::createTileInsertBarriers());
   pm.addPass(tile::createConvertTileToLLVM({arch.str()}));
@@ -29,6 +30,23 @@ LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::Strin
   pm.addPass(createCSEPass());
   pm.addPass(tile::createTileSinkSharedLoads());
   return pm.run(module);
+}
+
+FailureOr<int64_t> tessera::pipeline::sharedMemoryBytes(tile::KernelOp kernel,
+                                                        llvm::StringRef arch) {
+  OpBuilder b(kernel.getContext());
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
+  b.setInsertionPointToStart(module->getBody());
+  auto copy = cast<tile::KernelOp>(b.clone(*kernel));
+  PassManager pm(kernel.getContext(), tile::KernelOp::getOperationName());
+  pm.addPass(tile::createTileAssignLayouts({arch.str()}));
+  pm.addPass(tile::createTileStageOperands());
+  pm.addPass(tile::createTileSoftwarePipeline({arch.str()}));
+  pm.addPass(tile::createTileAllocateShared({arch.str(), /*checkLimit=*/false}));
+  if (failed(pm.run(copy)))
+    return failure();
+  auto bytes = copy->getAttrOfType<IntegerAttr>("tile.shared_bytes");
+  return bytes ? bytes.getInt() : 0;
 }
 
 llvm::Expected<std::string> tessera::pipeline::toLLVMIR(ModuleOp module, llvm::StringRef arch) {

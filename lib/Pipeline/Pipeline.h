@@ -16,7 +16,10 @@
 
 namespace mlir {
 class DialectRegistry;
+namespace tile {
+class KernelOp;
 }
+} // namespace mlir
 
 namespace tessera::pipeline {
 
@@ -26,6 +29,11 @@ void registerCodegenDialects(mlir::DialectRegistry &registry);
 /// Assigns layouts and lowers every tile.kernel of `module`, in place, to an
 /// llvm.func kernel for `arch` (TargetInfo). Fails after reporting on the context.
 mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef arch);
+
+/// The shared memory `kernel` needs on `arch` once its layouts, staged
+/// operands and pipeline buffers are allocated (the passes run on a copy):
+/// what the autotuner's budget checks. Fails with the passes' diagnostics.
+mlir::FailureOr<int64_t> sharedMemoryBytes(mlir::tile::KernelOp kernel, llvm::StringRef arch);
 
 /// The whole back end for an LLVM-dialect module from lowerToLLVMDialect.
 llvm::Expected<std::string> toLLVMIR(mlir::ModuleOp module, llvm::StringRef arch);

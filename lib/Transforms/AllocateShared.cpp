@@ -5,7 +5,9 @@
 // that needs scratch while it runs (`tile.scratch_offset`: layout conversions
 // through shared memory, reductions across warps; SharedMemory.h says how
 // much). Liveness is an interval of op positions in program order: a buffer
-// lives from its allocation to its last use through any view; a use inside a
+// lives from its allocation to its last use through any view (a tile loaded
+// from it counts as a use until its own users, the dot whose fragment loads
+// the lowering places next to their mma instructions); a use inside a
 // loop the buffer was not allocated in keeps it live to the loop's end;
 // scratch lives only at its op. Buffers whose intervals do not overlap share
 // memory; the rest are placed first-fit, largest first, at the alignment
@@ -69,13 +71,25 @@ struct TileAllocateShared : tile::impl::TileAllocateSharedBase<TileAllocateShare
           for (Operation *user : v.getUsers()) {
             if (isa<MemDescIndexOp, MemDescTransOp>(user))
               values.push_back(user->getResult(0));
-            Operation *at = user;
-            while (at->getParentOp() && !at->getParentOp()->isAncestor(op))
-              at = at->getParentOp();
-            b.end = std::max(b.end, last[at]);
+            // A tile read from the buffer keeps it until the tile is used, so
+            // that the lowering may load fragments where they are consumed.
+            SmallVector<Operation *> ends{user};
+            if (isa<LocalLoadOp>(user))
+              for (Operation *consumer : user->getUsers())
+                ends.push_back(consumer);
+            for (Operation *at : ends) {
+              while (at->getParentOp() && !at->getParentOp()->isAncestor(op))
+                at = at->getParentOp();
+              b.end = std::max(b.end, last[at]);
+            }
           }
         }
         buffers.push_back(b);
+      } else if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
+        if (std::optional<SharedGeometry> g = tessera::analysis::scratchOf(cvt)) {
+          tessera::analysis::recordScratch(cvt, *g);
+          buffers.push_back(Buffer{op, g->bytes(), 16, pos[op], pos[op]});
+        }
       } else if (int64_t bytes = tessera::analysis::scratchBytes(op)) {
         buffers.push_back(Buffer{op, bytes, 16, pos[op], pos[op]});
       }
@@ -111,7 +125,7 @@ struct TileAllocateShared : tile::impl::TileAllocateSharedBase<TileAllocateShare
       buf.op->setAttr(isa<LocalAllocOp>(buf.op) ? "tile.offset" : "tile.scratch_offset",
                       b.getI64IntegerAttr(buf.offset));
     kernel->setAttr("tile.shared_bytes", b.getI64IntegerAttr(total));
-    if (total > target->maxSharedBytesPerBlock()) {
+    if (checkLimit && total > target->maxSharedBytesPerBlock()) {
       kernel.emitError("the kernel needs ")
           << total << " bytes of shared memory, more than the " << target->maxSharedBytesPerBlock()
           << " a block may have on " << arch << "; use smaller tiles or fewer stages (num_stages)";

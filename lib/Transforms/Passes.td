@@ -56,6 +56,38 @@ def TileStageOperands : Pass<"tile-stage-operands", "::mlir::tile::KernelOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileSoftwarePipeline : Pass<"tile-software-pipeline", "::mlir::tile::KernelOp"> {
+  let summary = "overlaps a loop's operand loads with its compute (num_stages)";
+  let description = [{
+    For every `scf.for` whose loads only feed shared memory (staged
+    tensor-core operands, through `.T` too) at coordinates computed from the
+    induction variable and invariants: a buffer of `tile.num_stages` slots
+    per load, a prologue of S-1 asynchronous copies (one commit group per
+    iteration), and in each iteration `tile.async_wait` of S-2 groups, the copy
+    for iteration i + S - 1 into the slot iteration i - 1 read, and the
+    compute on slot i % S; `tile.async_wait 0` after the loop. Copies past the
+    trip count are predicated off. Needs cp.async (`arch` sm_80 or later).
+
+    ```mlir
+    scf.for %i = %lb to %ub step %s : i32 {
+      tile.async_wait 1                     // num_stages = 3
+      tile.async_copy %a[%p, %i2], %next if %valid {layout = #blocked, vec = 8 : i32} ...
+      tile.async_commit_group
+      %cur = tile.memdesc_index %buf[%slot] : ...
+      %a = tile.local_load %cur : ...
+      ...
+    }
+    tile.async_wait 0
+    ```
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string",
+           "::tessera::target::TargetInfo::kDefaultArch.str()",
+           "the GPU architecture (its asynchronous copies)">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect"];
+}
+
 def TileAllocateShared : Pass<"tile-allocate-shared", "::mlir::tile::KernelOp"> {
   let summary = "gives every shared-memory buffer and scratch an offset, with liveness";
   let description = [{
@@ -74,7 +106,9 @@ def TileAllocateShared : Pass<"tile-allocate-shared", "::mlir::tile::KernelOp"> 
   let options = [
     Option<"arch", "arch", "std::string",
            "::tessera::target::TargetInfo::kDefaultArch.str()",
-           "the GPU architecture (its shared memory per block)">
+           "the GPU architecture (its shared memory per block)">,
+    Option<"checkLimit", "check-limit", "bool", "true",
+           "report a kernel that needs more shared memory than a block may have">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

@@ -2,6 +2,7 @@
 #include "runtime/autotune/Space.h"
 
 #include "dialects/Tile/TileDialect.h"
+#include "lib/Pipeline/Pipeline.h"
 #include "lib/Transforms/Layouts.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -89,9 +90,7 @@ std::string tessera::autotune::pruneReason(tile::KernelOp kernel,
            " threads but the largest tile has " + std::to_string(largest) + " elements";
   // Tensor-core dots: a dot whose types have a tensor-core instruction but
   // whose shape or warps do not fit it would fall back to FMA (the compiler's
-  // own predicate, TargetInfo::tensorCoreInstr, decides); operands are staged
-  // through shared memory.
-  int64_t dotShared = 0;
+  // own predicate, TargetInfo::tensorCoreInstr, decides).
   kernel.getBody().walk([&](tile::DotOp d) {
     target::DotShape s = tile::dotShape(d);
     std::optional<target::MmaInstr> instr = target.tensorCoreInstr(s);
@@ -100,17 +99,24 @@ std::string tessera::autotune::pruneReason(tile::KernelOp kernel,
                std::to_string(s.k) + ", " + std::to_string(s.n) + "] with " +
                std::to_string(numWarps) + " warps does not fit the tensor cores of " +
                target.arch().str() + " (it would run on FMA)";
-    if (instr)
-      dotShared = std::max(dotShared, bytesOf(cast<RankedTensorType>(d.getA().getType())) +
-                                          bytesOf(cast<RankedTensorType>(d.getB().getType())));
   });
   if (!reason.empty())
     return reason;
-  if (dotShared > target.maxSharedBytesPerBlock())
-    return "the dot operands need " + std::to_string(dotShared) +
-           " bytes of shared memory, more than the " +
-           std::to_string(target.maxSharedBytesPerBlock()) + " a block has on " +
-           target.arch().str();
+  // Shared memory as the compiler allocates it: staged operands times the
+  // pipeline's stages, conversion and reduction scratch, with reuse.
+  mlir::FailureOr<int64_t> shared;
+  {
+    mlir::ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                        [](mlir::Diagnostic &) { return mlir::success(); });
+    shared = pipeline::sharedMemoryBytes(kernel, target.arch());
+  }
+  if (failed(shared))
+    return ""; // compiling reports why
+  if (*shared > target.maxSharedBytesPerBlock())
+    return "it needs " + std::to_string(*shared) +
+           " bytes of shared memory (num_stages=" + std::to_string(kernel.getNumStages()) +
+           "), more than the " + std::to_string(target.maxSharedBytesPerBlock()) +
+           " a block has on " + target.arch().str();
   // Registers: tiles kept live across a loop, spread over the block's threads.
   int64_t worst = 0;
   kernel.getBody().walk([&](scf::ForOp loop) { worst = std::max(worst, liveAcross(loop)); });

@@ -118,7 +118,11 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{512, 512, 512},
                            {300, 200, 130},
                            {128, 256, 64},
-                           {1, 8, 8}})
+                           {1, 8, 8},
+                           // K smaller than one block; a long pipelined K with a
+                           // ragged last block (aligned rows: cp.async).
+                           {256, 192, 40},
+                           {200, 136, 1000}})
       matmul(out, rng, tn, m, n, k);
   attention(out, rng, false, 1, 2, 256, 64);
   attention(out, rng, false, 2, 3, 200, 128);

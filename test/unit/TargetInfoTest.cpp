@@ -170,8 +170,8 @@ TEST(TensorCorePredicate, SharedMemoryBudgetIsTheTargets) {
     });
     ASSERT_FALSE((bool)e) << llvm::toString(std::move(e));
   }
-  EXPECT_EQ(verdict["sm_80"], "the dot operands need 196608 bytes of shared memory, more than the "
-                              "166912 a block has on sm_80");
+  EXPECT_EQ(verdict["sm_80"], "it needs 196608 bytes of shared memory (num_stages=3), more than "
+                              "the 166912 a block has on sm_80");
   EXPECT_EQ(verdict["sm_90a"].find("shared memory"), std::string::npos) << verdict["sm_90a"];
 }
 

@@ -108,7 +108,7 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
     }
     // Through the scratch slot tile-allocate-shared gave it: every thread
     // writes its elements, a barrier, every thread reads the new layout's.
-    std::optional<SharedGeometry> geo = analysis::conversionScratch(srcTy, dstTy);
+    std::optional<SharedGeometry> geo = analysis::scratchOf(op);
     auto offset = op->getAttrOfType<IntegerAttr>("tile.scratch_offset");
     if (!geo || !offset)
       return op.emitError("a layout conversion through shared memory without scratch: run "

@@ -1,0 +1,228 @@
+//===- SoftwarePipeline.cpp - tile-software-pipeline ------------*- C++ -*-===//
+//
+// Overlaps a loop's global loads with its compute. A load whose tile only
+// goes to shared memory (a `tile.local_alloc` of it, possibly through `.T`:
+// a staged tensor-core operand) and whose coordinates are computed from the
+// induction variable and loop invariants becomes an asynchronous copy into a
+// buffer of `num_stages` slots:
+//
+//   prologue   copies for iterations 0 .. S-2, one commit group each
+//   iteration  wait until at most S-2 groups are in flight (this iteration's
+//              copy has landed), start the copy for iteration i + S-1 into
+//              the slot iteration i-1 read, commit, then compute on slot i % S
+//   epilogue   wait for every group
+//
+// Copies for iterations past the loop's end are predicated off (the slot is
+// zero-filled, nothing is read), so trip counts smaller than S work; masked
+// elements of ragged blocks are zero-filled by the copy's source size.
+// tile-insert-barriers later puts the one barrier each iteration needs (after
+// the wait, before the next copy). Needs cp.async (sm_80 and later), 4-, 8- or
+// 16-byte runs along the tensor's last axis (the aligned specialization for
+// 16-bit types), and a pad of zero; other loads stay synchronous.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILESOFTWAREPIPELINE
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// A load the loop can copy ahead.
+struct Candidate {
+  LoadOp load;
+  TransposeOp transpose; // null when the tile is staged as loaded
+  LocalAllocOp alloc;
+  SmallVector<Operation *> slice; // the coordinate computation, in order
+  unsigned vec = 1;
+};
+
+/// The ops in `loop`'s body that `v` depends on, when they are pure and reach
+/// only the induction variable and values from outside; appended in order.
+bool coordinateSlice(scf::ForOp loop, Value v, llvm::SetVector<Operation *> &slice) {
+  if (v == loop.getInductionVar())
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return !loop->isAncestor(v.getParentRegion()->getParentOp());
+  if (!loop->isAncestor(def))
+    return true;
+  if (def->getBlock() != loop.getBody() || def->getNumRegions() || !isPure(def))
+    return false;
+  for (Value o : def->getOperands())
+    if (!coordinateSlice(loop, o, slice))
+      return false;
+  slice.insert(def);
+  return true;
+}
+
+std::optional<Candidate> match(scf::ForOp loop, LoadOp load) {
+  Candidate c;
+  c.load = load;
+  auto tile = dyn_cast<RankedTensorType>(load.getType());
+  if (!tile || tile.getRank() != 2 || !load->hasOneUse())
+    return std::nullopt;
+  if (Value pad = load.getPad()) {
+    FloatAttr f;
+    IntegerAttr i;
+    bool zero = (matchPattern(pad, m_Constant(&f)) && f.getValue().isZero()) ||
+                (matchPattern(pad, m_Constant(&i)) && i.getValue().isZero());
+    if (!zero)
+      return std::nullopt;
+  }
+  Operation *user = *load->getUsers().begin();
+  if (auto tr = dyn_cast<TransposeOp>(user)) {
+    if (!tr->hasOneUse())
+      return std::nullopt;
+    c.transpose = tr;
+    user = *tr->getUsers().begin();
+  }
+  c.alloc = dyn_cast<LocalAllocOp>(user);
+  if (!c.alloc || c.alloc->getBlock() != loop.getBody())
+    return std::nullopt;
+  for (Operation *u : c.alloc->getUsers())
+    if (!isa<LocalLoadOp>(u))
+      return std::nullopt;
+  // Runs along the tensor's last axis that cp.async can move.
+  auto layout = dyn_cast_or_null<DistributedLayoutAttrInterface>(tile.getEncoding());
+  if (!layout)
+    return std::nullopt;
+  FailureOr<Distribution> d = layout.distribute(tile.getShape());
+  if (failed(d))
+    return std::nullopt;
+  auto kernel = load->getParentOfType<KernelOp>();
+  auto aligned = kernel->getAttrOfType<BoolAttr>("tile.aligned");
+  unsigned eltBytes = tile.getElementType().getIntOrFloatBitWidth() / 8;
+  unsigned run = (!aligned || aligned.getValue()) ? d->contiguousRun() : 1;
+  c.vec = std::max(1u, std::min(run, 16 / std::max(1u, eltBytes)));
+  unsigned bytes = c.vec * eltBytes;
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    return std::nullopt;
+  llvm::SetVector<Operation *> slice;
+  for (Value coord : load.getCoords())
+    if (!coordinateSlice(loop, coord, slice))
+      return std::nullopt;
+  c.slice.assign(slice.begin(), slice.end());
+  llvm::sort(c.slice, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return c;
+}
+
+/// The coordinates of `c`'s load at iteration `iv`, computed at `b`'s point.
+SmallVector<Value> coordsAt(OpBuilder &b, scf::ForOp loop, Candidate &c, Value iv) {
+  IRMapping map;
+  map.map(loop.getInductionVar(), iv);
+  for (Operation *op : c.slice)
+    b.clone(*op, map);
+  SmallVector<Value> out;
+  for (Value v : c.load.getCoords())
+    out.push_back(map.lookupOrDefault(v));
+  return out;
+}
+
+void pipeline(scf::ForOp loop, unsigned stages) {
+  SmallVector<Candidate> cands;
+  for (Operation &op : *loop.getBody())
+    if (auto load = dyn_cast<LoadOp>(op))
+      if (std::optional<Candidate> c = match(loop, load))
+        cands.push_back(*c);
+  if (cands.empty())
+    return;
+  Location loc = loop.getLoc();
+  MLIRContext *ctx = loop.getContext();
+  OpBuilder b(loop);
+  Type i32 = b.getI32Type();
+  auto cst = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)); };
+  // One buffer of `stages` slots per load, in the load's own orientation.
+  SmallVector<Value> buffers;
+  SmallVector<MemDescType> slotTypes;
+  for (Candidate &c : cands) {
+    MemDescType staged = c.alloc.getType();
+    auto enc = cast<SharedEncodingAttr>(staged.getEncoding());
+    auto tile = cast<RankedTensorType>(c.load.getType());
+    auto slot = MemDescType::get(ctx, tile.getShape(), tile.getElementType(),
+                                 c.transpose ? enc.transposed() : enc);
+    SmallVector<int64_t> shape{(int64_t)stages};
+    shape.append(tile.getShape().begin(), tile.getShape().end());
+    auto bufTy = MemDescType::get(ctx, shape, tile.getElementType(), slot.getEncoding());
+    buffers.push_back(LocalAllocOp::create(b, loc, bufTy, Value()));
+    slotTypes.push_back(slot);
+  }
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
+  auto issue = [&](Value iv, Value slotIndex) {
+    Value pred = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, ub);
+    for (auto [c, buf, slotTy] : llvm::zip(cands, buffers, slotTypes)) {
+      Value slot = MemDescIndexOp::create(b, loc, slotTy, buf, slotIndex);
+      SmallVector<Value> coords = coordsAt(b, loop, c, iv);
+      AsyncCopyOp::create(b, loc, c.load.getTensor(), coords, slot, pred,
+                          cast<RankedTensorType>(c.load.getType()).getEncoding(),
+                          b.getI32IntegerAttr(c.vec));
+    }
+    AsyncCommitGroupOp::create(b, loc);
+  };
+  // Prologue: iterations 0 .. S-2.
+  for (unsigned s = 0; s + 1 < stages; ++s) {
+    Value iv = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, step, cst(s)));
+    issue(iv, cst(s));
+  }
+  // Steady state, at the top of the body.
+  b.setInsertionPointToStart(loop.getBody());
+  AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(stages - 2));
+  Value iv = loop.getInductionVar();
+  Value k = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, lb), step);
+  Value cur = arith::RemSIOp::create(b, loc, k, cst(stages));
+  Value next = arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, k, cst(stages - 1)),
+                                      cst(stages));
+  Value ivNext =
+      arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, step, cst(stages - 1)));
+  issue(ivNext, next);
+  for (auto [c, buf, slotTy] : llvm::zip(cands, buffers, slotTypes)) {
+    Value slot = MemDescIndexOp::create(b, loc, slotTy, buf, cur);
+    if (c.transpose)
+      slot = MemDescTransOp::create(b, loc, c.alloc.getType(), slot);
+    c.alloc.replaceAllUsesWith(slot);
+  }
+  // Erased last: the builder's insertion point may sit before one of them.
+  b.setInsertionPointAfter(loop);
+  for (Candidate &c : cands) {
+    c.alloc.erase();
+    if (c.transpose)
+      c.transpose.erase();
+    c.load.erase();
+  }
+  // Epilogue: nothing may still be writing the buffers.
+  AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(0));
+  (void)i32;
+}
+
+struct TileSoftwarePipeline : tile::impl::TileSoftwarePipelineBase<TileSoftwarePipeline> {
+  using TileSoftwarePipelineBase::TileSoftwarePipelineBase;
+
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    std::optional<tessera::target::TargetInfo> target = tessera::target::TargetInfo::lookup(arch);
+    if (!target) {
+      kernel.emitError("unsupported architecture '")
+          << arch << "' (supported: " << tessera::target::TargetInfo::supportedList() << ")";
+      return signalPassFailure();
+    }
+    unsigned stages = kernel.getNumStages();
+    if (stages < 2 || !target->hasCpAsync())
+      return;
+    SmallVector<scf::ForOp> loops;
+    kernel.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      pipeline(loop, stages);
+  }
+};
+
+} // namespace

@@ -1,0 +1,88 @@
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-software-pipeline{arch=sm_80}))' | FileCheck %s
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-software-pipeline{arch=sm_80},tile-allocate-shared{arch=sm_80},tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
+
+// num_stages = 4: a 4-slot buffer per operand, a prologue of 3 copies (one
+// commit group each, predicated on the iteration existing), and a steady
+// state that waits for all but num_stages - 2 = 2 groups, copies ahead into
+// the slot of iteration i + 3, commits, and reads slot i % 4. B is consumed
+// through .T: it is copied as loaded ([64, 32], K contiguous) and read through
+// the transposed view. After the loop, every group is waited for.
+// CHECK-LABEL: tile.kernel @mm
+// CHECK: %[[BA:.*]] = tile.local_alloc : () -> !tile.memdesc<4x128x32xbf16, #[[S:.*]]>
+// CHECK: %[[BB:.*]] = tile.local_alloc : () -> !tile.memdesc<4x64x32xbf16, #[[S]]>
+// CHECK-COUNT-3: tile.async_commit_group
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[N:.*]] step
+// CHECK-NEXT: tile.async_wait 2
+// CHECK: %[[NEXT:.*]] = arith.addi %[[I]], %{{.*}} : i32
+// CHECK: %[[VALID:.*]] = arith.cmpi slt, %[[NEXT]], %[[N]] : i32
+// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %[[NEXT]]], %{{.*}} if %[[VALID]] {layout = #{{.*}}, vec = 8 : i32}
+// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %[[NEXT]]], %{{.*}} if %[[VALID]]
+// CHECK: tile.async_commit_group
+// CHECK: %[[CB:.*]] = tile.memdesc_index %[[BB]]
+// CHECK: %[[T:.*]] = tile.memdesc_trans %[[CB]] : !tile.memdesc<64x32xbf16, #{{.*}}> -> !tile.memdesc<32x64xbf16
+// CHECK: tile.local_load %[[T]]
+// CHECK-NOT: tile.load
+// CHECK: scf.yield
+// CHECK: tile.async_wait 0
+
+// One barrier per iteration: after the wait, before the copies that reuse
+// the slot the previous iteration read.
+// BAR-LABEL: tile.kernel @mm
+// BAR: scf.for
+// BAR-NEXT: tile.async_wait 2
+// BAR-NOT: tile.barrier
+// BAR: tile.barrier
+// BAR-NEXT: tile.async_copy
+// BAR-NOT: tile.barrier
+// BAR: scf.yield
+#blocked = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#bt = #tile.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+#s = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
+#st = #tile.shared<{swizzle = 64, vec = 8, order = [0, 1]}>
+#mma = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.kernel @mm(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.num_stages = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xbf16>, %z: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf32, #mma>) : i32 {
+    %x = tile.load %a[%c0, %k] : !tile.tensor<?x?xbf16> -> tensor<128x32xbf16, #blocked>
+    %ma = tile.local_alloc %x : (tensor<128x32xbf16, #blocked>) -> !tile.memdesc<128x32xbf16, #s>
+    %xa = tile.local_load %ma : !tile.memdesc<128x32xbf16, #s> -> tensor<128x32xbf16, #tile.dot_op<{opIdx = 0, parent = #mma}>>
+    %y = tile.load %b[%c0, %k] : !tile.tensor<?x?xbf16> -> tensor<64x32xbf16, #blocked>
+    %yt = tile.transpose %y : tensor<64x32xbf16, #blocked> -> tensor<32x64xbf16, #bt>
+    %mb = tile.local_alloc %yt : (tensor<32x64xbf16, #bt>) -> !tile.memdesc<32x64xbf16, #st>
+    %yb = tile.local_load %mb : !tile.memdesc<32x64xbf16, #st> -> tensor<32x64xbf16, #tile.dot_op<{opIdx = 1, parent = #mma}>>
+    %d = tile.dot %xa, %yb, %acc : tensor<128x32xbf16, #tile.dot_op<{opIdx = 0, parent = #mma}>>, tensor<32x64xbf16, #tile.dot_op<{opIdx = 1, parent = #mma}>> -> tensor<128x64xf32, #mma>
+    scf.yield %d : tensor<128x64xf32, #mma>
+  }
+  tile.return
+}
+
+// -----
+
+// A load with a non-zero pad (cp.async can only zero-fill) stays synchronous.
+// CHECK-LABEL: tile.kernel @padded
+// CHECK-NOT: tile.async_copy
+// CHECK: tile.load
+#b2 = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#s2 = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
+#m2 = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.kernel @padded(%a: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.num_stages = 3 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %z: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %pad = arith.constant 1.0 : bf16
+  scf.for %k = %c0 to %n step %c1 : i32 {
+    %x = tile.load %a[%c0, %k] pad %pad : !tile.tensor<?x?xbf16> -> tensor<128x32xbf16, #b2>
+    %ma = tile.local_alloc %x : (tensor<128x32xbf16, #b2>) -> !tile.memdesc<128x32xbf16, #s2>
+    %xa = tile.local_load %ma : !tile.memdesc<128x32xbf16, #s2> -> tensor<128x32xbf16, #tile.dot_op<{opIdx = 0, parent = #m2}>>
+  }
+  tile.return
+}
