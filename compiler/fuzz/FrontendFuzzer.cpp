@@ -4,7 +4,7 @@
 // and renders the diagnostics: nothing may crash, assert, leak or hang.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/IRGen/IRGen.h"
+#include "lib/IRGen/IRGen.h"
 
 #include "mlir/IR/MLIRContext.h"
 

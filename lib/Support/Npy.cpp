@@ -1,5 +1,6 @@
 //===- Npy.cpp - NumPy .npy arrays ------------------------------*- C++ -*-===//
 #include "lib/Support/Npy.h"
+#include "lib/Support/Errors.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileUtilities.h"
@@ -18,8 +19,7 @@ int64_t NpyArray::numElements() const {
 namespace {
 
 llvm::Error bad(llvm::StringRef name, const llvm::Twine &why) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 (name + ": not a .npy array Tessera can read: " + why).str());
+  return makeError(name + ": not a .npy array Tessera can read: " + why);
 }
 
 /// The value of `key` in the header's Python dict literal, unparsed.

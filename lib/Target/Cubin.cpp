@@ -1,4 +1,5 @@
 //===- Cubin.cpp - PTX -> cubin through ptxas ------------------*- C++ -*-===//
+#include "lib/Support/Errors.h"
 #include "lib/Target/PTX.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -16,8 +17,6 @@ using namespace llvm;
 
 namespace tessera::target {
 namespace {
-
-Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 
 /// Temporary files that are removed however the function returns.
 struct TempFiles {

@@ -1,5 +1,6 @@
 //===- PTX.cpp - LLVM-dialect module -> LLVM IR -> PTX ----------*- C++ -*-===//
 #include "lib/Target/PTX.h"
+#include "lib/Support/Errors.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -49,8 +50,6 @@ using namespace llvm;
 
 namespace tessera::target {
 namespace {
-
-Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 
 void initializeNVPTX() {
   static std::once_flag once;

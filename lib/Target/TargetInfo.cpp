@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Target/TargetInfo.h"
+#include "lib/Support/Errors.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -41,9 +42,16 @@ std::string TargetInfo::supportedList() {
 llvm::Expected<TargetInfo> TargetInfo::get(llvm::StringRef arch) {
   if (std::optional<TargetInfo> t = lookup(arch))
     return *t;
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unsupported architecture '" + arch.str() +
-                                     "' (supported: " + supportedList() + ")");
+  return tessera::makeError("unsupported architecture '" + arch +
+                            "' (supported: " + supportedList() + ")");
+}
+
+std::optional<TargetInfo> TargetInfo::forPass(mlir::Operation *op, llvm::StringRef arch) {
+  std::optional<TargetInfo> t = lookup(arch);
+  if (!t)
+    op->emitError("unsupported architecture '")
+        << arch << "' (supported: " << supportedList() << ")";
+  return t;
 }
 
 bool TargetInfo::runsOn(unsigned deviceCapability) const {

@@ -15,6 +15,7 @@
 #ifndef TESSERA_LIB_TARGET_TARGETINFO_H
 #define TESSERA_LIB_TARGET_TARGETINFO_H
 
+#include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -55,6 +56,8 @@ public:
   static llvm::Expected<TargetInfo> get(llvm::StringRef arch);
   /// "sm_80, sm_86, sm_89, sm_90, sm_90a".
   static std::string supportedList();
+  /// For a pass's `arch` option: the target, or an error reported at `op`.
+  static std::optional<TargetInfo> forPass(mlir::Operation *op, llvm::StringRef arch);
 
   llvm::StringRef arch() const { return arch_; }
   /// The compute capability times ten (80, 86, 89, 90).

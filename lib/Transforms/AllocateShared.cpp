@@ -40,12 +40,10 @@ struct TileAllocateShared : tile::impl::TileAllocateSharedBase<TileAllocateShare
 
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    std::optional<tessera::target::TargetInfo> target = tessera::target::TargetInfo::lookup(arch);
-    if (!target) {
-      kernel.emitError("unsupported architecture '")
-          << arch << "' (supported: " << tessera::target::TargetInfo::supportedList() << ")";
+    std::optional<tessera::target::TargetInfo> target =
+        tessera::target::TargetInfo::forPass(kernel, arch);
+    if (!target)
       return signalPassFailure();
-    }
     // Positions in program order; `last` is the last position inside an op.
     DenseMap<Operation *, int64_t> pos, last;
     int64_t n = 0;

@@ -325,12 +325,10 @@ struct TileAssignLayouts : tile::impl::TileAssignLayoutsBase<TileAssignLayouts> 
   using TileAssignLayoutsBase::TileAssignLayoutsBase;
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    std::optional<tessera::target::TargetInfo> target = tessera::target::TargetInfo::lookup(arch);
-    if (!target) {
-      kernel.emitError("unsupported architecture '")
-          << arch << "' (supported: " << tessera::target::TargetInfo::supportedList() << ")";
+    std::optional<tessera::target::TargetInfo> target =
+        tessera::target::TargetInfo::forPass(kernel, arch);
+    if (!target)
       return signalPassFailure();
-    }
     Assigner assigner(kernel, *target);
     if (failed(assigner.run(kernel.getBody().front())))
       return signalPassFailure();

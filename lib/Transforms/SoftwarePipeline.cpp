@@ -209,12 +209,10 @@ struct TileSoftwarePipeline : tile::impl::TileSoftwarePipelineBase<TileSoftwareP
 
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    std::optional<tessera::target::TargetInfo> target = tessera::target::TargetInfo::lookup(arch);
-    if (!target) {
-      kernel.emitError("unsupported architecture '")
-          << arch << "' (supported: " << tessera::target::TargetInfo::supportedList() << ")";
+    std::optional<tessera::target::TargetInfo> target =
+        tessera::target::TargetInfo::forPass(kernel, arch);
+    if (!target)
       return signalPassFailure();
-    }
     unsigned stages = kernel.getNumStages();
     if (stages < 2 || !target->hasCpAsync())
       return;

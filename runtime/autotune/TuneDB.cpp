@@ -1,5 +1,6 @@
 //===- TuneDB.cpp - the tuning database -----------------------------------===//
 #include "runtime/autotune/TuneDB.h"
+#include "lib/Support/Errors.h"
 
 #include "runtime/jit/DiskCache.h"
 
@@ -22,9 +23,6 @@ using namespace tessera::autotune;
 namespace json = llvm::json;
 
 namespace {
-llvm::Error err(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
-}
 
 json::Object keyJSON(const TuneKey &k) {
   return json::Object{
@@ -75,15 +73,15 @@ llvm::Expected<json::Array> readAll(const std::string &path) {
     return json::Array{};
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf)
-    return err("cannot read the tuning database " + path + ": " + buf.getError().message());
+    return makeError("cannot read the tuning database " + path + ": " + buf.getError().message());
   auto v = json::parse((*buf)->getBuffer());
   if (!v)
-    return err("the tuning database " + path + " is not valid JSON (" +
-               llvm::toString(v.takeError()) + "); fix or remove it");
+    return makeError("the tuning database " + path + " is not valid JSON (" +
+                     llvm::toString(v.takeError()) + "); fix or remove it");
   json::Object *o = v->getAsObject();
   json::Array *a = o ? o->getArray("entries") : nullptr;
   if (!a)
-    return err("the tuning database " + path + " has no \"entries\" array; fix or remove it");
+    return makeError("the tuning database " + path + " has no \"entries\" array; fix or remove it");
   return std::move(*a);
 }
 
@@ -166,7 +164,7 @@ llvm::Error TuneDB::store(const TuneEntry &e) const {
     (void)llvm::sys::fs::create_directories(dir);
   FileLock lock(path_);
   if (!lock.ok())
-    return err("cannot lock the tuning database " + path_ + ".lock");
+    return makeError("cannot lock the tuning database " + path_ + ".lock");
   auto all = readAll(path_);
   if (!all)
     return all.takeError();
@@ -184,19 +182,19 @@ llvm::Error TuneDB::store(const TuneEntry &e) const {
   llvm::SmallString<256> tmp;
   int fd;
   if (std::error_code ec = llvm::sys::fs::createUniqueFile(path_ + ".tmp-%%%%%%", fd, tmp))
-    return err("cannot write next to the tuning database " + path_ + ": " + ec.message());
+    return makeError("cannot write next to the tuning database " + path_ + ": " + ec.message());
   {
     llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
     out << text;
     out.close();
     if (out.has_error()) {
       (void)llvm::sys::fs::remove(tmp);
-      return err("cannot write " + tmp + ": " + out.error().message());
+      return makeError("cannot write " + tmp + ": " + out.error().message());
     }
   }
   if (std::error_code ec = llvm::sys::fs::rename(tmp, path_)) {
     (void)llvm::sys::fs::remove(tmp);
-    return err("cannot replace the tuning database " + path_ + ": " + ec.message());
+    return makeError("cannot replace the tuning database " + path_ + ": " + ec.message());
   }
   return llvm::Error::success();
 }

@@ -1,5 +1,6 @@
 //===- Tuner.cpp - pruned, parallel, persistent autotuning ----------------===//
 #include "runtime/autotune/Tuner.h"
+#include "lib/Support/Errors.h"
 
 #include "dialects/Tile/TileDialect.h"
 #include "lib/Interpreter/Interpreter.h"
@@ -20,10 +21,6 @@ using namespace tessera;
 using namespace tessera::autotune;
 
 namespace {
-
-llvm::Error err(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
-}
 
 double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -75,14 +72,8 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
     std::string noContext = current ? llvm::toString(std::move(current)) : "";
     for (size_t i; (i = next.fetch_add(1)) < n;) {
       Candidate &c = out.candidates[i];
-      jit::CompileRequest cr;
+      jit::CompileRequest cr = req.compileRequest(c.config.params);
       cr.kernel = sig->name;
-      cr.params = c.config.params;
-      cr.dims = req.dims;
-      cr.aligned = req.aligned;
-      cr.arch = req.arch;
-      cr.optLevel = req.optLevel;
-      cr.driverVersion = req.driverVersion;
       if (i != 0) { // the default is never pruned
         llvm::Error e = compiler.inspect(program, cr, [&](mlir::tile::KernelOp k) {
           c.pruned = pruneReason(k, *target);
@@ -102,16 +93,9 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
           if (req.driverJit && !noContext.empty()) {
             c.failed = noContext;
           } else if (req.driverJit) {
-            // The driver's JIT, as Runtime::launch would run it; its cubin goes to the cache.
-            std::string cubinKey = ck->key + "-cubin";
-            if (!req.cache || !req.cache->load(cubinKey)) {
-              auto cubin = cuda::compilePTX(ck->ptx);
-              if (!cubin)
-                c.failed = llvm::toString(cubin.takeError());
-              else if (req.cache)
-                llvm::consumeError(req.cache->store(
-                    cubinKey, jit::CacheEntry{ck->entry, *cubin, ck->numWarps, ck->sharedBytes}));
-            }
+            // The driver's JIT, as Runtime::launch runs it; its cubin goes to the cache.
+            if (auto cubin = jit::driverCubin(*ck, req.cache); !cubin)
+              c.failed = llvm::toString(cubin.takeError());
           } else {
             std::string log;
             auto cubin = target::compileCubin(ck->ptx, req.arch, &log);
@@ -256,7 +240,8 @@ llvm::Expected<Inputs> tessera::autotune::makeInputs(const jit::KernelSignature 
       else if (auto d = dims.find(p.name); d != dims.end())
         v = (double)d->second;
       else
-        return err("scalar parameter '" + p.name + "' needs a value: --scalar " + p.name + "=V");
+        return makeError("scalar parameter '" + p.name + "' needs a value: --scalar " + p.name +
+                         "=V");
       in.args.push_back(jit::ScalarArg::of(v));
       continue;
     }
@@ -267,7 +252,8 @@ llvm::Expected<Inputs> tessera::autotune::makeInputs(const jit::KernelSignature 
       if (!name.empty()) {
         auto it = dims.find(name);
         if (it == dims.end())
-          return err("dim '" + name + "' of '" + p.name + "' needs a size: --dim " + name + "=V");
+          return makeError("dim '" + name + "' of '" + p.name + "' needs a size: --dim " + name +
+                           "=V");
         e = it->second;
       }
       shape.push_back(e);

@@ -95,6 +95,20 @@ struct TuneRequest {
   bool driverJit = false; // load each PTX through the driver (GPU) instead of ptxas
   jit::DiskCache *cache = nullptr;
   const cuda::Context *context = nullptr; // made current on every worker (driverJit)
+
+  /// The compile request of the configuration `params` (the default's when
+  /// empty): every compile, inspection and database key of a tuning uses it.
+  jit::CompileRequest compileRequest(const std::map<std::string, int64_t> &params = {}) const {
+    jit::CompileRequest cr;
+    cr.kernel = kernel;
+    cr.params = params;
+    cr.dims = dims;
+    cr.aligned = aligned;
+    cr.arch = arch;
+    cr.optLevel = optLevel;
+    cr.driverVersion = driverVersion;
+    return cr;
+  }
 };
 
 struct CompileSummary {

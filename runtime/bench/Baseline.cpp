@@ -1,5 +1,6 @@
 //===- Baseline.cpp - hand-written CUDA kernels beside a .tile kernel -----===//
 #include "runtime/bench/Baseline.h"
+#include "lib/Support/Errors.h"
 
 #include "runtime/cuda/Nvrtc.h"
 
@@ -13,10 +14,6 @@ using namespace tessera;
 using namespace tessera::bench;
 
 namespace {
-
-llvm::Error err(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
-}
 
 /// A small recursive-descent evaluator.
 class Eval {
@@ -34,8 +31,8 @@ public:
 
 private:
   llvm::Error fail(const llvm::Twine &why) {
-    return err("in the launch expression '" + s_ + "' at column " + llvm::Twine(pos_ + 1) + ": " +
-               why);
+    return makeError("in the launch expression '" + s_ + "' at column " + llvm::Twine(pos_ + 1) +
+                     ": " + why);
   }
   void skip() {
     while (pos_ < s_.size() && s_[pos_] == ' ')
@@ -151,7 +148,7 @@ llvm::Expected<std::vector<BaselineDecl>> tessera::bench::parseDecls(llvm::Strin
     if (!l.consume_front("// tessera-bench:"))
       continue;
     auto bad = [&](const llvm::Twine &why) {
-      return err(file + ":" + llvm::Twine(i + 1) + ": bad tessera-bench line: " + why);
+      return makeError(file + ":" + llvm::Twine(i + 1) + ": bad tessera-bench line: " + why);
     };
     BaselineDecl d;
     // Spaces inside [...] and (...) belong to the expression: drop them.
@@ -217,7 +214,7 @@ llvm::Expected<CudaBaseline> CudaBaseline::load(const std::string &path, const s
                                                 const std::string &arch) {
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf)
-    return err("cannot read " + path + ": " + buf.getError().message());
+    return makeError("cannot read " + path + ": " + buf.getError().message());
   auto decls = parseDecls((*buf)->getBuffer(), path);
   if (!decls)
     return decls.takeError();
@@ -226,8 +223,8 @@ llvm::Expected<CudaBaseline> CudaBaseline::load(const std::string &path, const s
     if (d.name == kernel)
       decl = &d;
   if (!decl)
-    return err(path + " declares no kernel '" + kernel + "' (a `// tessera-bench: " + kernel +
-               " grid=[...] block=N` line)");
+    return makeError(path + " declares no kernel '" + kernel + "' (a `// tessera-bench: " + kernel +
+                     " grid=[...] block=N` line)");
   auto t0 = std::chrono::steady_clock::now();
   auto r = cuda::compileCuda((*buf)->getBuffer(), path, arch);
   if (!r)
@@ -289,13 +286,13 @@ llvm::Error CudaBaseline::launch(const jit::KernelSignature &sig, llvm::ArrayRef
       break;
     }
     default:
-      return err("the CUDA baseline convention has no " + dtypeName(p.dtype) + " scalars");
+      return makeError("the CUDA baseline convention has no " + dtypeName(p.dtype) + " scalars");
     }
   }
   for (const std::string &d : dimOrder(sig)) {
     auto it = dims.find(d);
     if (it == dims.end())
-      return err("no value for dim " + d);
+      return makeError("no value for dim " + d);
     int32_t x = (int32_t)it->second;
     push(&x, 4);
   }

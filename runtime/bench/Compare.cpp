@@ -1,5 +1,6 @@
 //===- Compare.cpp - Tessera beside hand-written CUDA and cuBLAS ----------===//
 #include "runtime/bench/Compare.h"
+#include "lib/Support/Errors.h"
 
 #include "runtime/autotune/Tuner.h"
 #include "runtime/bench/Baseline.h"
@@ -17,10 +18,6 @@ using namespace tessera;
 using namespace tessera::bench;
 
 namespace {
-
-llvm::Error err(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
-}
 
 llvm::Error sync() { return cuda::check(cuda::driver()->cuCtxSynchronize(), "cuCtxSynchronize"); }
 

@@ -1,5 +1,6 @@
 //===- Bind.cpp - checking and packing kernel arguments ---------*- C++ -*-===//
 #include "runtime/jit/Bind.h"
+#include "lib/Support/Errors.h"
 
 #include "llvm/ADT/APFloat.h"
 
@@ -10,9 +11,6 @@ using namespace tessera;
 using namespace tessera::jit;
 
 namespace {
-llvm::Error err(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
-}
 
 uint16_t toHalfBits(double v, const llvm::fltSemantics &sem) {
   llvm::APFloat f(v);
@@ -31,8 +29,8 @@ void Binding::finish() {
 llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
                                                     llvm::ArrayRef<Arg> args) {
   if (args.size() != sig.params.size())
-    return err("kernel '" + sig.name + "' takes " + llvm::Twine(sig.params.size()) +
-               " arguments, got " + llvm::Twine(args.size()));
+    return makeError("kernel '" + sig.name + "' takes " + llvm::Twine(sig.params.size()) +
+                     " arguments, got " + llvm::Twine(args.size()));
   Binding b;
   // Bind: check every argument, gather the dims, decide the alignment variant.
   std::map<std::string, std::string> dimSource;
@@ -41,15 +39,15 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
     if (p.isTensor) {
       const TensorArg *t = std::get_if<TensorArg>(&args[i]);
       if (!t)
-        return err("argument '" + p.name + "' of '" + sig.name + "' is a tensor<" +
-                   dtypeName(p.dtype) + ">, got a scalar");
+        return makeError("argument '" + p.name + "' of '" + sig.name + "' is a tensor<" +
+                         dtypeName(p.dtype) + ">, got a scalar");
       if (t->dtype != p.dtype)
-        return err("argument '" + p.name + "' must hold " + dtypeName(p.dtype) + ", got " +
-                   dtypeName(t->dtype));
+        return makeError("argument '" + p.name + "' must hold " + dtypeName(p.dtype) + ", got " +
+                         dtypeName(t->dtype));
       size_t r = p.dims.size();
       if (t->shape.size() != r)
-        return err("argument '" + p.name + "' must have rank " + llvm::Twine(r) + ", got rank " +
-                   llvm::Twine(t->shape.size()));
+        return makeError("argument '" + p.name + "' must have rank " + llvm::Twine(r) +
+                         ", got rank " + llvm::Twine(t->shape.size()));
       std::vector<int64_t> strides = t->strides;
       if (strides.empty()) {
         strides.assign(r, 1);
@@ -57,23 +55,25 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
           strides[d - 1] = strides[d] * t->shape[d];
       }
       if (strides.size() != r || (r && strides[r - 1] != 1))
-        return err("argument '" + p.name + "' must be contiguous along its last axis (stride 1)");
+        return makeError("argument '" + p.name +
+                         "' must be contiguous along its last axis (stride 1)");
       for (size_t d = 0; d < r; ++d) {
         int64_t e = t->shape[d];
         if (e < 0 || e > INT32_MAX)
-          return err("argument '" + p.name + "' has extent " + llvm::Twine(e) + " on axis " +
-                     llvm::Twine(d) + "; extents must be in [0, 2^31)");
+          return makeError("argument '" + p.name + "' has extent " + llvm::Twine(e) + " on axis " +
+                           llvm::Twine(d) + "; extents must be in [0, 2^31)");
         if (p.dims[d].empty()) {
           if (e != p.literal[d])
-            return err("argument '" + p.name + "' must have extent " + llvm::Twine(p.literal[d]) +
-                       " on axis " + llvm::Twine(d) + ", got " + llvm::Twine(e));
+            return makeError("argument '" + p.name + "' must have extent " +
+                             llvm::Twine(p.literal[d]) + " on axis " + llvm::Twine(d) + ", got " +
+                             llvm::Twine(e));
           continue;
         }
         auto [it, inserted] = b.dims.emplace(p.dims[d], e);
         if (!inserted && it->second != e)
-          return err("dim " + p.dims[d] + " is " + llvm::Twine(it->second) + " in " +
-                     dimSource[p.dims[d]] + " but " + llvm::Twine(e) + " in " + p.name +
-                     "; the tensors must agree");
+          return makeError("dim " + p.dims[d] + " is " + llvm::Twine(it->second) + " in " +
+                           dimSource[p.dims[d]] + " but " + llvm::Twine(e) + " in " + p.name +
+                           "; the tensors must agree");
         if (inserted)
           dimSource[p.dims[d]] = p.name;
       }
@@ -92,8 +92,8 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
     }
     const ScalarArg *s = std::get_if<ScalarArg>(&args[i]);
     if (!s)
-      return err("argument '" + p.name + "' of '" + sig.name + "' is a " + dtypeName(p.dtype) +
-                 " scalar, got a tensor");
+      return makeError("argument '" + p.name + "' of '" + sig.name + "' is a " +
+                       dtypeName(p.dtype) + " scalar, got a tensor");
     double v = s->value;
     switch (p.dtype) {
     case DType::F32:
@@ -107,14 +107,15 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
       break;
     case DType::Bool:
       if (v != 0 && v != 1)
-        return err("argument '" + p.name + "' is a bool: pass 0 or 1, got " + std::to_string(v));
+        return makeError("argument '" + p.name + "' is a bool: pass 0 or 1, got " +
+                         std::to_string(v));
       b.push<uint8_t>(v != 0);
       break;
     case DType::I32:
     case DType::I64: {
       if (v != std::floor(v) || (p.dtype == DType::I32 && (v < INT32_MIN || v > INT32_MAX)))
-        return err("argument '" + p.name + "' is a " + dtypeName(p.dtype) + ": " +
-                   std::to_string(v) + " is not one");
+        return makeError("argument '" + p.name + "' is a " + dtypeName(p.dtype) + ": " +
+                         std::to_string(v) + " is not one");
       int64_t iv = (int64_t)v;
       if (p.dtype == DType::I32)
         b.push<int32_t>((int32_t)iv);

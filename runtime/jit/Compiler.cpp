@@ -1,11 +1,12 @@
 //===- Compiler.cpp - compiling a kernel specialization to PTX --*- C++ -*-===//
 #include "runtime/jit/Compiler.h"
+#include "lib/Support/Errors.h"
 
 #include "runtime/jit/DiskCache.h"
 
-#include "compiler/Frontend/Parser.h"
-#include "compiler/IRGen/IRGen.h"
 #include "dialects/Tile/TileDialect.h"
+#include "lib/Frontend/Parser.h"
+#include "lib/IRGen/IRGen.h"
 #include "lib/Interpreter/Interpreter.h"
 #include "lib/Pipeline/Pipeline.h"
 
@@ -26,9 +27,6 @@ using namespace tessera::jit;
 namespace tile = mlir::tile;
 
 namespace {
-llvm::Error err(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
-}
 
 std::string rendered(const DiagnosticEngine &diags) {
   std::string s;
@@ -64,7 +62,7 @@ llvm::Expected<std::shared_ptr<Program>> Program::fromSource(llvm::StringRef nam
   DiagnosticEngine diags(*p->file_);
   std::unique_ptr<Module> ast = parseFile(*p->file_, diags);
   if (!ast || diags.hasErrors())
-    return err(rendered(diags));
+    return makeError(rendered(diags));
   for (const auto &k : ast->kernels) {
     KernelSignature sig;
     sig.name = k->name;
@@ -97,13 +95,13 @@ llvm::Expected<const KernelSignature &> Program::kernel(llvm::StringRef name) co
     std::string names;
     for (const auto &k : kernels_)
       names += (names.empty() ? "" : ", ") + k.name;
-    return err(file().name() + " holds " + llvm::Twine(kernels_.size()) + " kernels (" + names +
-               "): pick one with --kernel");
+    return makeError(file().name() + " holds " + llvm::Twine(kernels_.size()) + " kernels (" +
+                     names + "): pick one with --kernel");
   }
   for (const auto &k : kernels_)
     if (k.name == name)
       return k;
-  return err(file().name() + " has no kernel named '" + name + "'");
+  return makeError(file().name() + " has no kernel named '" + name + "'");
 }
 
 //===----------------------------------------------------------------------===//
@@ -124,17 +122,17 @@ evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig, const CompileReq
   auto dimOf = [&](unsigned arg, unsigned axis) -> llvm::Expected<int64_t> {
     const ParamInfo &p = sig.params[arg];
     if (axis >= p.dims.size())
-      return err("internal error: grid reads axis " + llvm::Twine(axis) + " of " + p.name);
+      return makeError("internal error: grid reads axis " + llvm::Twine(axis) + " of " + p.name);
     if (p.dims[axis].empty())
       return p.literal[axis];
     auto it = req.dims.find(p.dims[axis]);
     if (it == req.dims.end())
-      return err("internal error: no value for dim " + p.dims[axis]);
+      return makeError("internal error: no value for dim " + p.dims[axis]);
     return it->second;
   };
   for (auto [i, arg] : llvm::enumerate(block.getArguments())) {
     if (i >= sig.params.size())
-      return err("internal error: grid region arguments differ from the signature");
+      return makeError("internal error: grid region arguments differ from the signature");
     const ParamInfo &p = sig.params[i];
     if (p.isTensor)
       continue;
@@ -146,8 +144,8 @@ evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig, const CompileReq
     auto get = [&](unsigned i) -> llvm::Expected<int64_t> {
       auto it = v.find(op.getOperand(i));
       if (it == v.end())
-        return err("the grid clause uses a value the host cannot compute (" +
-                   op.getName().getStringRef() + ")");
+        return makeError("the grid clause uses a value the host cannot compute (" +
+                         op.getName().getStringRef() + ")");
       return it->second;
     };
     if (auto y = llvm::dyn_cast<tile::YieldOp>(op)) {
@@ -161,13 +159,13 @@ evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig, const CompileReq
       return g;
     }
     if (op.getNumResults() != 1)
-      return err("the grid clause uses " + op.getName().getStringRef() +
-                 ", which the host cannot evaluate");
+      return makeError("the grid clause uses " + op.getName().getStringRef() +
+                       ", which the host cannot evaluate");
     int64_t r;
     if (auto d = llvm::dyn_cast<tile::DimOp>(op)) {
       auto arg = llvm::dyn_cast<mlir::BlockArgument>(d.getTensor());
       if (!arg)
-        return err("internal error: tile.dim of a non-argument in the grid clause");
+        return makeError("internal error: tile.dim of a non-argument in the grid clause");
       auto x = dimOf(arg.getArgNumber(), d.getAxis());
       if (!x)
         return x.takeError();
@@ -175,7 +173,7 @@ evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig, const CompileReq
     } else if (auto c = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
       auto i = llvm::dyn_cast<mlir::IntegerAttr>(c.getValue());
       if (!i)
-        return err("the grid clause uses a non-integer constant");
+        return makeError("the grid clause uses a non-integer constant");
       r = i.getInt();
     } else {
       llvm::SmallVector<int64_t, 3> a;
@@ -186,7 +184,7 @@ evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig, const CompileReq
         a.push_back(*x);
       }
       llvm::StringRef n = op.getName().getStringRef();
-      auto div0 = [&]() { return err("the grid clause divides by zero for these sizes"); };
+      auto div0 = [&]() { return makeError("the grid clause divides by zero for these sizes"); };
       if (n == "arith.addi")
         r = a[0] + a[1];
       else if (n == "arith.subi")
@@ -250,12 +248,12 @@ evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig, const CompileReq
           break;
         }
       } else {
-        return err("the grid clause uses " + n + ", which the host cannot evaluate");
+        return makeError("the grid clause uses " + n + ", which the host cannot evaluate");
       }
     }
     v[op.getResult(0)] = op.getResult(0).getType().isInteger(1) ? (r & 1) : wrap(r);
   }
-  return err("internal error: the grid region has no tile.yield");
+  return makeError("internal error: the grid region has no tile.yield");
 }
 
 std::string attrText(mlir::Attribute a) {
@@ -295,14 +293,14 @@ specialize(const Program &program, const KernelSignature &sig, const CompileRequ
   fo.spec.dims = req.dims;
   mlir::OwningOpRef<mlir::ModuleOp> module = buildTileModule(program.file(), fo, ctx, diags);
   if (!module)
-    return err(rendered(diags));
+    return makeError(rendered(diags));
   kernel = nullptr;
   module->walk([&](tile::KernelOp k) {
     if (k.getSymName() == sig.name)
       kernel = k;
   });
   if (!kernel)
-    return err("internal error: the frontend produced no kernel " + sig.name);
+    return makeError("internal error: the frontend produced no kernel " + sig.name);
   return std::move(module);
 }
 } // namespace
@@ -339,7 +337,7 @@ Compiler::interpret(const Program &program, const CompileRequest &req,
     opts.out = out;
     DiagnosticEngine::MLIRHandler handler(diags, *ctx_, /*internal=*/false);
     if (mlir::failed(interp::run(kernel, args, opts)))
-      return err(rendered(diags));
+      return makeError(rendered(diags));
     return llvm::Error::success();
   });
   if (e)
@@ -396,7 +394,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
   {
     DiagnosticEngine::MLIRHandler handler(diags, *ctx_, /*internal=*/false);
     if (mlir::failed(pipeline::lowerToLLVMDialect(*module, req.arch)))
-      return err(rendered(diags));
+      return makeError(rendered(diags));
   }
   module->walk([&](mlir::LLVM::LLVMFuncOp fn) {
     if (fn.getSymName() == sig->name)
@@ -405,7 +403,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
   });
   auto ptx = pipeline::toPTX(*module, req.arch, req.optLevel);
   if (!ptx)
-    return err("code generation failed: " + llvm::toString(ptx.takeError()));
+    return makeError("code generation failed: " + llvm::toString(ptx.takeError()));
   out.ptx = std::move(*ptx);
   if (cache_) {
     CacheEntry e{out.entry, out.ptx, out.numWarps, out.sharedBytes};

@@ -1,5 +1,6 @@
 //===- Runtime.cpp - JIT-compile, load, bind and launch ---------*- C++ -*-===//
 #include "runtime/jit/Runtime.h"
+#include "lib/Support/Errors.h"
 
 #include "runtime/autotune/TuneDB.h"
 
@@ -12,12 +13,7 @@
 using namespace tessera;
 using namespace tessera::jit;
 
-namespace {
-llvm::Error err(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
-}
-
-} // namespace
+namespace {} // namespace
 
 llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &opts) {
   auto ctx = cuda::Context::create(opts.device);
@@ -29,12 +25,13 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &o
   auto target = target::TargetInfo::get(opts.arch.empty() ? *deviceArch : opts.arch);
   if (!target) {
     if (opts.arch.empty())
-      return err("this GPU (" + *deviceArch + ") is not supported yet: " +
-                 llvm::toString(target.takeError()) + "; name one that runs on it with --arch");
+      return makeError("this GPU (" + *deviceArch +
+                       ") is not supported yet: " + llvm::toString(target.takeError()) +
+                       "; name one that runs on it with --arch");
     return target.takeError();
   }
   if (!target->runsOn(target::TargetInfo::capabilityOf(*deviceArch)))
-    return err(target->arch() + " code does not run on this " + *deviceArch + " GPU");
+    return makeError(target->arch() + " code does not run on this " + *deviceArch + " GPU");
   std::unique_ptr<DiskCache> disk;
   if (opts.cacheDir != "off")
     disk = std::make_unique<DiskCache>(opts.cacheDir.empty() ? DiskCache::defaultDirectory()
@@ -112,26 +109,10 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
     auto &slot = loaded_[ck->key];
     if (!slot) {
       auto t0 = std::chrono::steady_clock::now();
-      // The driver's JIT output is cached beside the PTX (the key holds the
-      // driver version and arch), so that a new process loads a cubin.
-      std::string cubinKey = ck->key + "-cubin";
-      std::string image;
-      if (disk_)
-        if (auto hit = disk_->load(cubinKey))
-          image = std::move(hit->ptx);
-      if (image.empty()) {
-        auto cubin = cuda::compilePTX(ck->ptx);
-        if (!cubin)
-          return cubin.takeError();
-        image = std::move(*cubin);
-        if (disk_)
-          if (llvm::Error e = disk_->store(
-                  cubinKey, CacheEntry{ck->entry, image, ck->numWarps, ck->sharedBytes}))
-            llvm::consumeError(std::move(e));
-      } else {
-        info.cubinFromDisk = true;
-      }
-      auto mod = cuda::Module::load(image);
+      auto image = driverCubin(*ck, disk_.get(), &info.cubinFromDisk);
+      if (!image)
+        return image.takeError();
+      auto mod = cuda::Module::load(*image);
       if (!mod)
         return mod.takeError();
       auto fn = mod->function(ck->entry);
@@ -162,8 +143,8 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
     if (g <= 0)
       return info; // no programs: nothing to launch
     if (g > INT32_MAX)
-      return err("the grid clause of '" + sig.name + "' gives " + llvm::Twine(g) +
-                 " programs on one axis");
+      return makeError("the grid clause of '" + sig.name + "' gives " + llvm::Twine(g) +
+                       " programs on one axis");
   }
   const cuda::DriverAPI &api = *cuda::driver();
   if (llvm::Error e =
@@ -176,10 +157,31 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   return info;
 }
 
+llvm::Expected<std::string> tessera::jit::driverCubin(const CompiledKernel &ck, DiskCache *cache,
+                                                      bool *fromDisk) {
+  std::string cubinKey = ck.key + "-cubin";
+  if (cache)
+    if (auto hit = cache->load(cubinKey)) {
+      if (fromDisk)
+        *fromDisk = true;
+      return std::move(hit->ptx);
+    }
+  auto cubin = cuda::compilePTX(ck.ptx);
+  if (!cubin)
+    return cubin.takeError();
+  if (cache)
+    if (llvm::Error e =
+            cache->store(cubinKey, CacheEntry{ck.entry, *cubin, ck.numWarps, ck.sharedBytes}))
+      llvm::consumeError(std::move(e)); // a read-only cache only costs recompiles
+  if (fromDisk)
+    *fromDisk = false;
+  return cubin;
+}
+
 llvm::Expected<Runtime::Resources> Runtime::resources(const std::string &key) const {
   auto it = loaded_.find(key);
   if (it == loaded_.end() || !it->second)
-    return err("no loaded kernel with key " + key);
+    return makeError("no loaded kernel with key " + key);
   const cuda::DriverAPI &api = *cuda::driver();
   Resources r;
   CUfunction fn = it->second->fn;

@@ -60,6 +60,12 @@ struct RuntimeOptions {
   std::string arch;
 };
 
+/// The driver's JIT output (a cubin, cuLink) for `ck`: from `cache`, where it
+/// is kept beside the PTX (the key holds the driver version and arch, so a new
+/// process loads a cubin), else compiled and stored. `fromDisk` says which.
+llvm::Expected<std::string> driverCubin(const CompiledKernel &ck, DiskCache *cache,
+                                        bool *fromDisk = nullptr);
+
 class Runtime {
 public:
   /// Fails with a cuda::EnvironmentError without a driver or GPU.

@@ -1,6 +1,6 @@
 //===- DialectTest.cpp - tile ops through the C++ API -----------*- C++ -*-===//
-#include "compiler/IRGen/IRGen.h"
 #include "dialects/Tile/TileDialect.h"
+#include "lib/IRGen/IRGen.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"

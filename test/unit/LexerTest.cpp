@@ -1,5 +1,5 @@
 //===- LexerTest.cpp - tokens and their locations ---------------*- C++ -*-===//
-#include "compiler/Frontend/Lexer.h"
+#include "lib/Frontend/Lexer.h"
 
 #include <gtest/gtest.h>
 

@@ -7,9 +7,9 @@
 #ifndef TESSERA_TEST_UNIT_TESTUTIL_H
 #define TESSERA_TEST_UNIT_TESTUTIL_H
 
-#include "compiler/Frontend/Parser.h"
-#include "compiler/Frontend/Sema.h"
-#include "compiler/IRGen/IRGen.h"
+#include "lib/Frontend/Parser.h"
+#include "lib/Frontend/Sema.h"
+#include "lib/IRGen/IRGen.h"
 
 #include "mlir/IR/MLIRContext.h"
 

@@ -4,8 +4,8 @@
 // upstream transformation passes (and func, to test single ops). Drives the lit tests of the IR.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/IRGen/IRGen.h"
 #include "lib/Conversion/Passes.h"
+#include "lib/IRGen/IRGen.h"
 #include "lib/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

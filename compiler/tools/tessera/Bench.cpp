@@ -14,6 +14,7 @@
 #include "compiler/tools/tessera/Driver.h"
 
 #include "lib/Support/Diagnostics.h"
+#include "lib/Support/Errors.h"
 #include "lib/Target/PTX.h"
 #include "lib/Target/TargetInfo.h"
 #include "runtime/bench/Baseline.h"
@@ -146,8 +147,7 @@ int tessera::runBench(const BenchOptions &options) {
     return report(llvm::createStringError(ec, "cannot list " + opts.cudaDir + ": " + ec.message()));
   std::sort(files.begin(), files.end());
   if (files.empty())
-    return report(
-        llvm::createStringError(llvm::inconvertibleErrorCode(), "no .cu files in " + opts.cudaDir));
+    return report(makeError("no .cu files in " + opts.cudaDir));
   llvm::outs() << "NVRTC " << *version << ", " << opts.arch << "\n";
   int failed = 0, kernels = 0;
   for (const std::string &path : files) {

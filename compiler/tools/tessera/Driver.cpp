@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/tools/tessera/Driver.h"
 
-#include "compiler/Frontend/Parser.h"
-#include "compiler/IRGen/IRGen.h"
+#include "lib/Frontend/Parser.h"
+#include "lib/IRGen/IRGen.h"
 #include "lib/Pipeline/Pipeline.h"
 #include "lib/Target/PTX.h"
 #include "lib/Target/TargetInfo.h"
@@ -38,29 +38,6 @@ std::optional<EmitStage> parseStage(llvm::StringRef s) {
 }
 
 /// Parses NAME=INTEGER items into `out`; reports the first bad one.
-bool parseAssignments(const std::vector<std::string> &items, const char *flag,
-                      std::map<std::string, int64_t> &out) {
-  for (const std::string &item : items) {
-    llvm::StringRef s(item);
-    auto [name, value] = s.split('=');
-    int64_t v;
-    name = name.trim();
-    value = value.trim();
-    bool nameOk = !name.empty() && (isalpha((unsigned char)name[0]) || name[0] == '_') &&
-                  llvm::all_of(name, [](char c) { return isalnum((unsigned char)c) || c == '_'; });
-    if (!s.contains('=') || !nameOk || value.getAsInteger(10, v)) {
-      printToolError(llvm::errs(), llvm::Twine(flag) + " expects NAME=INTEGER, got '" + item + "'");
-      return false;
-    }
-    if (out.count(name.str())) {
-      printToolError(llvm::errs(), llvm::Twine(flag) + " " + name + " is given twice");
-      return false;
-    }
-    out[name.str()] = v;
-  }
-  return true;
-}
-
 /// Writes `text` to the -o path or stdout.
 int writeOutput(const CompileOptions &opts, llvm::function_ref<void(llvm::raw_ostream &)> print) {
   if (opts.output.empty() || opts.output == "-") {
@@ -171,6 +148,62 @@ int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specia
 
 } // namespace
 
+bool tessera::splitItems(const std::vector<std::string> &items, const char *flag, const char *what,
+                         std::map<std::string, std::string> &out) {
+  for (const std::string &item : items) {
+    llvm::StringRef s(item);
+    auto [name, value] = s.split('=');
+    name = name.trim();
+    value = value.trim();
+    bool nameOk = !name.empty() && (isalpha((unsigned char)name[0]) || name[0] == '_') &&
+                  llvm::all_of(name, [](char c) { return isalnum((unsigned char)c) || c == '_'; });
+    if (!s.contains('=') || !nameOk || value.empty()) {
+      printToolError(llvm::errs(),
+                     llvm::Twine(flag) + " expects NAME=" + what + ", got '" + item + "'");
+      return false;
+    }
+    if (!out.emplace(name.str(), value.str()).second) {
+      printToolError(llvm::errs(), llvm::Twine(flag) + " " + name + " is given twice");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool tessera::parseIntegerItems(const std::vector<std::string> &items, const char *flag,
+                                std::map<std::string, int64_t> &out) {
+  std::map<std::string, std::string> text;
+  if (!splitItems(items, flag, "INTEGER", text))
+    return false;
+  for (auto &[name, value] : text) {
+    int64_t v;
+    if (llvm::StringRef(value).getAsInteger(10, v)) {
+      printToolError(llvm::errs(),
+                     llvm::Twine(flag) + " expects NAME=INTEGER, got '" + name + "=" + value + "'");
+      return false;
+    }
+    out[name] = v;
+  }
+  return true;
+}
+
+bool tessera::parseNumberItems(const std::vector<std::string> &items, const char *flag,
+                               std::map<std::string, double> &out) {
+  std::map<std::string, std::string> text;
+  if (!splitItems(items, flag, "NUMBER", text))
+    return false;
+  for (auto &[name, value] : text) {
+    double x = 0;
+    if (value != "true" && value != "false" && llvm::StringRef(value).getAsDouble(x)) {
+      printToolError(llvm::errs(),
+                     llvm::Twine(flag) + " expects NAME=NUMBER, got '" + name + "=" + value + "'");
+      return false;
+    }
+    out[name] = value == "true" ? 1 : value == "false" ? 0 : x;
+  }
+  return true;
+}
+
 bool tessera::checkArch(const std::string &arch) {
   if (arch.empty() || target::TargetInfo::lookup(arch))
     return true;
@@ -192,8 +225,8 @@ int tessera::runCompile(const CompileOptions &options) {
   if (!checkArch(opts.arch))
     return 1;
   Specialization spec;
-  if (!parseAssignments(opts.params, "--param", spec.params) ||
-      !parseAssignments(opts.dims, "--dim", spec.dims))
+  if (!parseIntegerItems(opts.params, "--param", spec.params) ||
+      !parseIntegerItems(opts.dims, "--dim", spec.dims))
     return 1;
   auto buf = llvm::MemoryBuffer::getFile(opts.input, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);

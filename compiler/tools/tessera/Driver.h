@@ -25,8 +25,16 @@ int failWith(const llvm::Twine &msg);
 /// Prints `e` (frontend errors as rendered, others as `tessera: error: ...`) and
 /// returns its exit status: 2 when the environment lacks a driver, GPU or library.
 int reportError(llvm::Error e);
-/// NAME=NUMBER items (true and false as 1 and 0) into `out`; reports the first
-/// bad one as `FLAG expects NAME=NUMBER` and returns false.
+/// The one NAME=VALUE parser of the command line: NAME an identifier, VALUE
+/// not empty, each NAME at most once. Reports the first bad item as `FLAG
+/// expects NAME=WHAT, got '...'` (or `FLAG NAME is given twice`) and returns
+/// false.
+bool splitItems(const std::vector<std::string> &items, const char *flag, const char *what,
+                std::map<std::string, std::string> &out);
+/// NAME=INTEGER items.
+bool parseIntegerItems(const std::vector<std::string> &items, const char *flag,
+                       std::map<std::string, int64_t> &out);
+/// NAME=NUMBER items (true and false as 1 and 0).
 bool parseNumberItems(const std::vector<std::string> &items, const char *flag,
                       std::map<std::string, double> &out);
 

@@ -25,25 +25,6 @@ using namespace tessera;
 namespace {
 
 /// NAME=VALUE items into `out` (values unparsed); reports the first bad one.
-bool splitItems(const std::vector<std::string> &items, const char *flag, const char *what,
-                std::map<std::string, std::string> &out) {
-  for (const std::string &item : items) {
-    auto [name, value] = llvm::StringRef(item).split('=');
-    name = name.trim();
-    value = value.trim();
-    if (!llvm::StringRef(item).contains('=') || name.empty() || value.empty()) {
-      printToolError(llvm::errs(),
-                     llvm::Twine(flag) + " expects NAME=" + what + ", got '" + item + "'");
-      return false;
-    }
-    if (!out.emplace(name.str(), value.str()).second) {
-      printToolError(llvm::errs(), llvm::Twine(flag) + " " + name + " is given twice");
-      return false;
-    }
-  }
-  return true;
-}
-
 int fail(const llvm::Twine &msg) { return failWith(msg); }
 int report(llvm::Error e) { return reportError(std::move(e)); }
 
@@ -52,21 +33,6 @@ int report(llvm::Error e) { return reportError(std::move(e)); }
 int tessera::failWith(const llvm::Twine &msg) {
   printToolError(llvm::errs(), msg);
   return 1;
-}
-
-bool tessera::parseNumberItems(const std::vector<std::string> &items, const char *flag,
-                               std::map<std::string, double> &out) {
-  for (const std::string &item : items) {
-    auto [n, v] = llvm::StringRef(item).split('=');
-    double x = 0;
-    if (n.trim().empty() ||
-        (v.trim() != "true" && v.trim() != "false" && v.trim().getAsDouble(x))) {
-      printToolError(llvm::errs(), llvm::Twine(flag) + " expects NAME=NUMBER, got '" + item + "'");
-      return false;
-    }
-    out[n.trim().str()] = v.trim() == "true" ? 1 : v.trim() == "false" ? 0 : x;
-  }
-  return true;
 }
 
 int tessera::reportError(llvm::Error e) {
@@ -84,19 +50,13 @@ int tessera::reportError(llvm::Error e) {
 int tessera::runRun(const RunOptions &opts) {
   if (!checkArch(opts.arch))
     return 1;
-  std::map<std::string, std::string> args, scalars, outs, paramText;
+  std::map<std::string, std::string> args, scalars, outs;
+  std::map<std::string, int64_t> params;
   if (!splitItems(opts.args, "--arg", "PATH.npy", args) ||
       !splitItems(opts.scalars, "--scalar", "V", scalars) ||
       !splitItems(opts.outs, "--out", "PATH.npy", outs) ||
-      !splitItems(opts.params, "--param", "INTEGER", paramText))
+      !parseIntegerItems(opts.params, "--param", params))
     return 1;
-  std::map<std::string, int64_t> params;
-  for (auto &[n, v] : paramText) {
-    int64_t x;
-    if (llvm::StringRef(v).getAsInteger(10, x))
-      return fail("--param expects NAME=INTEGER, got '" + n + "=" + v + "'");
-    params[n] = x;
-  }
   auto program = jit::Program::fromFile(opts.input);
   if (!program)
     return report(program.takeError());

@@ -193,12 +193,7 @@ int tessera::runTune(const TuneOptions &opts) {
              timing->checkedAgainst, sum->seconds + timing->seconds, sum->seconds, timing->seconds);
   if (opts.noSave)
     return 0;
-  jit::CompileRequest cr;
-  cr.kernel = sig->name;
-  cr.dims = req.dims;
-  cr.arch = req.arch;
-  cr.driverVersion = req.driverVersion;
-  auto key = tuneKeyFor((*rt)->compiler(), **program, cr, "");
+  auto key = tuneKeyFor((*rt)->compiler(), **program, req.compileRequest(), "");
   if (!key)
     return report(key.takeError());
   auto name = (*rt)->context().name();

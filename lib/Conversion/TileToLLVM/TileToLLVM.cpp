@@ -98,12 +98,10 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    std::optional<tessera::target::TargetInfo> target = tessera::target::TargetInfo::lookup(arch);
-    if (!target) {
-      module.emitError("unsupported architecture '")
-          << arch << "' (supported: " << tessera::target::TargetInfo::supportedList() << ")";
+    std::optional<tessera::target::TargetInfo> target =
+        tessera::target::TargetInfo::forPass(module, arch);
+    if (!target)
       return signalPassFailure();
-    }
     // Untiled tiles cannot be lowered: layouts must come first. Extents must be
     // powers of two, so that layouts tile them exactly (no phantom elements).
     WalkResult missing = module.walk([](Operation *op) {

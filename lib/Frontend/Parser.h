@@ -8,8 +8,8 @@
 #ifndef TESSERA_FRONTEND_PARSER_H
 #define TESSERA_FRONTEND_PARSER_H
 
-#include "compiler/Frontend/AST.h"
-#include "compiler/Frontend/Token.h"
+#include "lib/Frontend/AST.h"
+#include "lib/Frontend/Token.h"
 
 namespace tessera {
 

@@ -12,7 +12,7 @@
 #ifndef TESSERA_IRGEN_IRGEN_H
 #define TESSERA_IRGEN_IRGEN_H
 
-#include "compiler/Frontend/Sema.h"
+#include "lib/Frontend/Sema.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"

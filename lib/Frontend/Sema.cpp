@@ -5,7 +5,7 @@
 // (each such dim is specialized on, then the kernel is checked again).
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Frontend/SemaImpl.h"
+#include "lib/Frontend/SemaImpl.h"
 
 #include "dialects/Tile/Knobs.h"
 

@@ -6,9 +6,9 @@
 // Also the frontend entry point `buildTileModule`.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/IRGen/IRGenImpl.h"
+#include "lib/IRGen/IRGenImpl.h"
 
-#include "compiler/Frontend/Parser.h"
+#include "lib/Frontend/Parser.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

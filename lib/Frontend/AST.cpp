@@ -3,7 +3,7 @@
 // `--emit ast`: one node a line, indented, with `@LINE:COL` locations.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Frontend/AST.h"
+#include "lib/Frontend/AST.h"
 
 #include "llvm/Support/Format.h"
 

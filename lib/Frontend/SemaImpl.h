@@ -7,7 +7,7 @@
 #ifndef TESSERA_FRONTEND_SEMAIMPL_H
 #define TESSERA_FRONTEND_SEMAIMPL_H
 
-#include "compiler/Frontend/Sema.h"
+#include "lib/Frontend/Sema.h"
 
 #include "llvm/ADT/StringMap.h"
 

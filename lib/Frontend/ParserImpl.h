@@ -7,8 +7,8 @@
 #ifndef TESSERA_FRONTEND_PARSERIMPL_H
 #define TESSERA_FRONTEND_PARSERIMPL_H
 
-#include "compiler/Frontend/Lexer.h"
-#include "compiler/Frontend/Parser.h"
+#include "lib/Frontend/Lexer.h"
+#include "lib/Frontend/Parser.h"
 
 namespace tessera {
 namespace parser {

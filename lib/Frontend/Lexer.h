@@ -7,7 +7,7 @@
 #ifndef TESSERA_FRONTEND_LEXER_H
 #define TESSERA_FRONTEND_LEXER_H
 
-#include "compiler/Frontend/Token.h"
+#include "lib/Frontend/Token.h"
 
 #include <vector>
 

@@ -4,7 +4,7 @@
 // `1.0e-5`, `2e3`), operators, and `//` comments. Columns count bytes.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Frontend/Lexer.h"
+#include "lib/Frontend/Lexer.h"
 
 #include "llvm/ADT/StringSwitch.h"
 

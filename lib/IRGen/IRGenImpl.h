@@ -7,8 +7,8 @@
 #ifndef TESSERA_IRGEN_IRGENIMPL_H
 #define TESSERA_IRGEN_IRGENIMPL_H
 
-#include "compiler/IRGen/IRGen.h"
 #include "dialects/Tile/TileDialect.h"
+#include "lib/IRGen/IRGen.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"

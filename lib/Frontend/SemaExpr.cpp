@@ -5,7 +5,7 @@
 // broadcasting, and folding of compile-time integer and literal values.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Frontend/SemaImpl.h"
+#include "lib/Frontend/SemaImpl.h"
 
 #include <cmath>
 

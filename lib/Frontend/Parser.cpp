@@ -11,7 +11,7 @@
 // Expressions use precedence climbing: || && comparisons + - * / % unary postfix.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Frontend/ParserImpl.h"
+#include "lib/Frontend/ParserImpl.h"
 
 using namespace tessera;
 using namespace tessera::parser;

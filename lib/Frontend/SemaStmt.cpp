@@ -4,7 +4,7 @@
 // if conditions.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Frontend/SemaImpl.h"
+#include "lib/Frontend/SemaImpl.h"
 
 using namespace tessera;
 using namespace tessera::sema;

@@ -5,7 +5,7 @@
 // records its first token and the height of its subtree, which is bounded.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Frontend/ParserImpl.h"
+#include "lib/Frontend/ParserImpl.h"
 
 #include <cmath>
 

@@ -4,7 +4,7 @@
 // operators as arith/math ops on broadcast operands, and built-ins as tile ops.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/IRGen/IRGenImpl.h"
+#include "lib/IRGen/IRGenImpl.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -5,7 +5,7 @@
 // element-wise math, where, and the scalar helpers usable in clauses too.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Frontend/SemaImpl.h"
+#include "lib/Frontend/SemaImpl.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"

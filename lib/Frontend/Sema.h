@@ -11,8 +11,8 @@
 #ifndef TESSERA_FRONTEND_SEMA_H
 #define TESSERA_FRONTEND_SEMA_H
 
-#include "compiler/Frontend/AST.h"
 #include "dialects/Tile/Knobs.h"
+#include "lib/Frontend/AST.h"
 
 #include <deque>
 #include <map>
