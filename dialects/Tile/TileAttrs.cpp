@@ -143,11 +143,22 @@ LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError
                                     ArrayRef<unsigned> wpc, ArrayRef<unsigned> instr) {
   if (wpc.size() != 2 || !llvm::isPowerOf2_32(wpc[0]) || !llvm::isPowerOf2_32(wpc[1]))
     return emitError() << "an mma layout needs two power-of-two warp counts";
-  if (version != 2)
-    return emitError() << "mma layout version " << version << " is not supported (2: mma.sync)";
-  if (instr.size() != 2 || instr[0] != 16 || instr[1] != 8)
-    return emitError() << "a version-2 mma layout has instrShape [16, 8]";
-  return success();
+  if (version == 2) {
+    if (instr.size() != 2 || instr[0] != 16 || instr[1] != 8)
+      return emitError() << "a version-2 mma layout has instrShape [16, 8]";
+    return success();
+  }
+  if (version == 3) {
+    if (wpc[0] % 4)
+      return emitError() << "a version-3 mma layout needs whole warpgroups along M "
+                            "(warpsPerCTA[0] a multiple of 4)";
+    if (instr.size() != 2 || instr[0] != 64 || instr[1] < 8 || instr[1] > 256 || instr[1] % 8)
+      return emitError() << "a version-3 mma layout has instrShape [64, N] with N a multiple "
+                            "of 8 up to 256";
+    return success();
+  }
+  return emitError() << "mma layout version " << version
+                     << " is not supported (2: mma.sync, 3: wgmma)";
 }
 
 Attribute DotOperandLayoutAttr::parse(AsmParser &p, Type) {

@@ -79,10 +79,15 @@ def Tile_MmaLayoutAttr : Tile_LayoutAttr<"MmaLayout", "mma"> {
     mma.sync (Ampere and later), whose `instrShape` is the [M, N] of one
     instruction's accumulator fragment ([16, 8] for m16n8k16). Warps tile the
     [M, N] accumulator in a `warpsPerCTA` grid; in a version-2 fragment lane l
-    holds rows l/4 and l/4 + 8, columns 2*(l%4) and 2*(l%4) + 1.
+    holds rows l/4 and l/4 + 8, columns 2*(l%4) and 2*(l%4) + 1. Version 3 is
+    wgmma (sm_90a): `instrShape` [64, N] is one warpgroup instruction's
+    accumulator; the four warps of a warpgroup hold 16 rows each (warp w of a
+    group rows 16*w.., each 8 columns as a version-2 fragment), warpgroups
+    split M and then N (`warpsPerCTA[0]` is a multiple of 4).
 
     ```mlir
     #tile.mma<{version = 2, warpsPerCTA = [4, 2], instrShape = [16, 8]}>
+    #tile.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
     ```
   }];
   let parameters = (ins "unsigned":$version, ArrayRefParameter<"unsigned">:$warpsPerCTA,

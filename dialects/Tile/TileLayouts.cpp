@@ -205,11 +205,31 @@ FailureOr<Distribution> MmaLayoutAttr::distribute(ArrayRef<int64_t> shape) const
   Distribution dist = begin(*this, shape);
   int64_t wm = getWarpsPerCTA()[0], wn = getWarpsPerCTA()[1];
   int64_t im = getInstrShape()[0], in = getInstrShape()[1];
-  int64_t fm = std::max<int64_t>(1, shape[0] / (im * wm));
-  int64_t fn = std::max<int64_t>(1, shape[1] / (in * wn));
   // A 16x8 fragment: lane = 4 * row + column pair.
   addBits(dist.lanes, 4, 1, 2);
   addBits(dist.lanes, 8, 0, 1);
+  if (getVersion() == 3) {
+    // wgmma: the four warps of a warpgroup hold 16 rows each of its 64-row
+    // instruction; warpgroups split M, then N. Per instruction, a thread holds
+    // its 16x8 fragment of every 8 columns, in the order of wgmma's registers.
+    if (wm % 4)
+      return failure();
+    int64_t gm = wm / 4;
+    int64_t fm = std::max<int64_t>(1, shape[0] / (im * gm));
+    int64_t fn = std::max<int64_t>(1, shape[1] / (in * wn));
+    addBits(dist.warps, 4, 0, 16);
+    addBits(dist.warps, gm, 0, im * fm);
+    addBits(dist.warps, wn, 1, in * fn);
+    for (int64_t i = 0; i < fm; ++i)
+      for (int64_t j = 0; j < fn; ++j)
+        for (int64_t q = 0; q < in / 8; ++q)
+          for (int64_t c = 0; c < 4; ++c)
+            dist.offsets.push_back({i * im + 8 * (c / 2), j * in + 8 * q + c % 2});
+    dist.reindex();
+    return dist;
+  }
+  int64_t fm = std::max<int64_t>(1, shape[0] / (im * wm));
+  int64_t fn = std::max<int64_t>(1, shape[1] / (in * wn));
   addBits(dist.warps, wm, 0, im * fm);
   addBits(dist.warps, wn, 1, in * fn);
   for (int64_t i = 0; i < fm; ++i)
@@ -228,33 +248,45 @@ unsigned MmaLayoutAttr::getNumWarps() const { return getWarpsPerCTA()[0] * getWa
 
 namespace {
 
-/// mma.sync operands: A [M, K] fragments of 8 halves, B [K, N] of 4, per k step.
+/// Tensor-core operands in registers: A [M, K] fragments of 8 halves, B [K, N]
+/// of 4, per k step (mma.sync's; the A fragments of wgmma's register form are
+/// the same per warp). wgmma reads B from shared memory only; its B layout
+/// here (every warp of a warpgroup holding all of its columns) lets such a
+/// tile be stored there.
 Distribution mmaOperand(DotOperandLayoutAttr self, MmaLayoutAttr mma, ArrayRef<int64_t> shape) {
   Distribution dist = begin(self, shape);
   int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
   int64_t im = mma.getInstrShape()[0], in = mma.getInstrShape()[1];
+  bool v3 = mma.getVersion() == 3;
+  // Warp bits along M: v3 has 16-row warps inside 64-row warpgroups.
+  int64_t gm = v3 ? std::max<int64_t>(1, wm / 4) : wm;
   if (self.getOpIdx() == 0) {
-    int64_t fm = std::max<int64_t>(1, shape[0] / (im * wm));
+    int64_t fm = std::max<int64_t>(1, shape[0] / (im * gm));
     int64_t ks = std::max<int64_t>(1, shape[1] / 16);
     addBits(dist.lanes, 4, 1, 2);
     addBits(dist.lanes, 8, 0, 1);
-    addBits(dist.warps, wm, 0, im * fm);
+    if (v3)
+      addBits(dist.warps, 4, 0, 16);
+    addBits(dist.warps, gm, 0, im * fm);
     addBits(dist.warps, wn, -1, 0);
     for (int64_t i = 0; i < fm; ++i)
       for (int64_t t = 0; t < ks; ++t)
         for (int64_t e = 0; e < 8; ++e)
           dist.offsets.push_back({i * im + 8 * ((e / 2) % 2), t * 16 + e % 2 + 8 * (e / 4)});
   } else {
-    int64_t fn = std::max<int64_t>(1, shape[1] / (in * wn));
+    int64_t cols = v3 ? 8 : in; // one fragment's columns
+    int64_t fn = std::max<int64_t>(1, shape[1] / (cols * wn));
     int64_t ks = std::max<int64_t>(1, shape[0] / 16);
     addBits(dist.lanes, 4, 0, 2);
     addBits(dist.lanes, 8, 1, 1);
-    addBits(dist.warps, wm, -1, 0);
-    addBits(dist.warps, wn, 1, in * fn);
+    if (v3)
+      addBits(dist.warps, 4, -1, 0);
+    addBits(dist.warps, gm, -1, 0);
+    addBits(dist.warps, wn, 1, cols * fn);
     for (int64_t j = 0; j < fn; ++j)
       for (int64_t t = 0; t < ks; ++t)
         for (int64_t e = 0; e < 4; ++e)
-          dist.offsets.push_back({t * 16 + e % 2 + 8 * (e / 2), j * in});
+          dist.offsets.push_back({t * 16 + e % 2 + 8 * (e / 2), j * cols});
   }
   dist.reindex();
   return dist;

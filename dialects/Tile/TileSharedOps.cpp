@@ -36,6 +36,26 @@ LogicalResult LocalStoreOp::verify() {
   return sameTile(*this, cast<RankedTensorType>(getSrc().getType()), getDst().getType());
 }
 
+LogicalResult WarpgroupDotOp::verify() {
+  MemDescType a = getA().getType(), b = getB().getType();
+  auto acc = cast<RankedTensorType>(getAcc().getType());
+  if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
+    return emitOpError() << "multiplies 2-D slots into a 2-D accumulator";
+  if (a.getShape()[1] != b.getShape()[0] || a.getShape()[0] != acc.getShape()[0] ||
+      b.getShape()[1] != acc.getShape()[1])
+    return emitOpError() << "shapes do not compose: " << a << " x " << b << " -> " << acc;
+  Type elt = a.getElementType();
+  if (elt != b.getElementType() || !(elt.isF16() || elt.isBF16()) || !acc.getElementType().isF32())
+    return emitOpError() << "multiplies f16 or bf16 operands of one type into f32";
+  auto mma = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding());
+  if (!mma || mma.getVersion() != 3)
+    return emitOpError() << "needs an accumulator with a version-3 mma layout";
+  for (MemDescType m : {a, b})
+    if (m.getGeometry().swizzle == 0)
+      return emitOpError() << "reads swizzled operands only (wgmma matrix descriptors), not " << m;
+  return success();
+}
+
 LogicalResult LocalLoadOp::verify() { return sameTile(*this, getType(), getSrc().getType()); }
 
 LogicalResult MemDescIndexOp::verify() {

@@ -163,4 +163,48 @@ def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemWrite<Tile_SharedMemo
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_FenceAsyncSharedOp : Tile_Op<"fence_async_shared",
+    [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "makes this thread's shared-memory writes visible to the async proxy";
+  let description = [{
+    Orders the thread's earlier generic-proxy writes to shared memory (stores,
+    completed cp.async copies) before later async-proxy reads of it (wgmma
+    operands). tile-insert-barriers puts one before each barrier that publishes
+    such writes in a kernel with warpgroup dots.
+
+    ```mlir
+    tile.fence_async_shared
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
+    MemoryEffects<[MemRead<Tile_SharedMemory>]>,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "a warpgroup matrix product (wgmma) of two shared-memory operands";
+  let description = [{
+    `result = a x b + acc` with A [M, K] and B [K, N] read by wgmma from
+    shared memory through matrix descriptors built from their encodings
+    (swizzled, either axis contiguous: the descriptors' transpose bits read an
+    M- or N-major operand as it is stored). The accumulator has a version-3
+    mma layout. tile-stage-operands makes this op from a `tile.dot` whose
+    accumulator tile-assign-layouts gave a version-3 layout; the lowering waits
+    for the products before the result is used.
+
+    ```mlir
+    %d = tile.warpgroup_dot %a, %b, %c
+           : !tile.memdesc<128x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>,
+             !tile.memdesc<64x128xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+             -> tensor<128x128xf32, #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>>
+    ```
+  }];
+  let arguments = (ins Tile_MemDescType:$a, Tile_MemDescType:$b, Tile_Tile:$acc);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TILE_SHARED_OPS_TD

@@ -193,3 +193,24 @@ SharedEncodingAttr tessera::analysis::chooseStagingEncoding(RankedTensorType src
   unsigned order0 = rowMajor ? 1 : 0;
   return SharedEncodingAttr::get(ctx, best.swizzle, best.vec, {order0, 1 - order0});
 }
+
+FailureOr<SharedEncodingAttr>
+tessera::analysis::chooseWgmmaEncoding(RankedTensorType src, unsigned opIdx, MmaLayoutAttr mma) {
+  unsigned e = sharedEltBytes(src.getElementType());
+  bool rowMajor = true;
+  if (auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(src.getEncoding()))
+    rowMajor = blocked.getOrder()[0] == 1;
+  int64_t inner = rowMajor ? src.getShape()[1] : src.getShape()[0];
+  // The contiguous axis is K for a K-major operand (A row-major, B column-major).
+  bool kMajor = (opIdx == 0) == rowMajor;
+  int64_t span = opIdx == 0 ? mma.getInstrShape()[0] : mma.getInstrShape()[1];
+  for (unsigned swizzle : {128u, 64u, 32u}) {
+    if (inner * e < swizzle || (inner * e) % swizzle)
+      continue;
+    if (!kMajor && span * e < swizzle)
+      continue;
+    unsigned order0 = rowMajor ? 1 : 0;
+    return SharedEncodingAttr::get(src.getContext(), swizzle, 16 / e, {order0, 1 - order0});
+  }
+  return failure();
+}

@@ -53,6 +53,15 @@ int64_t scratchBytes(mlir::Operation *op);
 mlir::tile::SharedEncodingAttr chooseStagingEncoding(mlir::RankedTensorType src,
                                                      mlir::Attribute reader);
 
+/// The encoding a wgmma operand (`opIdx` 0: A [M, K], 1: B [K, N]) of `src`'s
+/// type gets for a version-3 accumulator `mma`: stored along `src`'s fastest
+/// axis with the widest swizzle (128, 64 or 32 bytes) the contiguous extent
+/// fills, and, when that axis is M or N, that one instruction's rows or
+/// columns span whole swizzle rows (matrix descriptors start on one). Failure
+/// when no swizzle fits (a contiguous extent under 32 bytes).
+mlir::FailureOr<mlir::tile::SharedEncodingAttr>
+chooseWgmmaEncoding(mlir::RankedTensorType src, unsigned opIdx, mlir::tile::MmaLayoutAttr mma);
+
 /// The bytes a tile element takes in shared memory (bool: one).
 unsigned sharedEltBytes(mlir::Type elt);
 

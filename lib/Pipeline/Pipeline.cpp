@@ -5,6 +5,7 @@
 #include "lib/Target/PTX.h"
 #include "lib/Transforms/Passes.h"
 
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -26,6 +27,8 @@ LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::Strin
   pm.addNestedPass<tile::KernelOp>(tile::createTileAllocateShared({arch.str()}));
   pm.addNestedPass<tile::KernelOp>(tile::createTileInsertBarriers());
   pm.addPass(tile::createConvertTileToLLVM({arch.str()}));
+  // NVVM ops without an intrinsic (wgmma.mma_async) become their PTX.
+  pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(tile::createTileSinkSharedLoads());

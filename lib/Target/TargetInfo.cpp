@@ -92,7 +92,27 @@ std::optional<MmaInstr> TargetInfo::wgmma(mlir::Type ab, mlir::Type acc, int64_t
   return std::nullopt;
 }
 
+std::pair<unsigned, unsigned> TargetInfo::warpgroupGrid(int64_t m, unsigned numWarps) {
+  unsigned groups = std::max(1u, numWarps / 4), gm = 1;
+  while (gm * 2 <= groups && (int64_t)gm * 2 * 64 <= m)
+    gm *= 2;
+  return {gm, groups / gm};
+}
+
 std::optional<MmaInstr> TargetInfo::tensorCoreInstr(const DotShape &dot) const {
+  // wgmma: whole warpgroups, each owning 64-row instructions of an N that
+  // divides its share of the columns (at most 256).
+  if (hasWgmma() && dot.numWarps % 4 == 0 && dot.m % 64 == 0 && dot.k % 16 == 0) {
+    auto [gm, gn] = warpgroupGrid(dot.m, dot.numWarps);
+    int64_t share = dot.n / gn, n = share;
+    while (n > 256)
+      n /= 2;
+    // At least 16 columns: 32 bytes, the narrowest swizzle an N-major operand
+    // of one instruction can fill.
+    if (dot.n % gn == 0 && share % n == 0 && n >= 16)
+      if (std::optional<MmaInstr> instr = wgmma(dot.ab, dot.acc, n))
+        return instr;
+  }
   std::optional<MmaInstr> instr = mmaSync(dot.ab, dot.acc);
   if (!instr || dot.numWarps == 0)
     return std::nullopt;

@@ -99,11 +99,16 @@ public:
   /// The wgmma instruction (m64nNk16) for an accumulator `n` wide, if any.
   std::optional<MmaInstr> wgmma(mlir::Type ab, mlir::Type acc, int64_t n) const;
 
-  /// The tensor-core instruction `dot` runs on, or nullopt for FMA. Today
-  /// mma.sync, when the operands are f16/bf16 accumulating in f32, the shape
-  /// is a whole number of instructions, and every warp owns at least one
-  /// m x n fragment of the accumulator.
+  /// The tensor-core instruction `dot` runs on, or nullopt for FMA: wgmma on
+  /// sm_90a when the warps form whole warpgroups, M is a multiple of 64 and K
+  /// of 16 (its operands then come from shared memory); else mma.sync, when
+  /// the operands are f16/bf16 accumulating in f32, the shape is a whole
+  /// number of instructions, and every warp owns at least one m x n fragment
+  /// of the accumulator.
   std::optional<MmaInstr> tensorCoreInstr(const DotShape &dot) const;
+  /// How `numWarps` warps form warpgroups over a wgmma accumulator `m` rows
+  /// high: {warpgroups along M, along N}, M first.
+  static std::pair<unsigned, unsigned> warpgroupGrid(int64_t m, unsigned numWarps);
 
 private:
   TargetInfo(llvm::StringRef arch, unsigned cap, bool specific, int64_t shared)

@@ -11,7 +11,10 @@
 // `tile.async_wait` that completes it. Loops are analysed until the state on
 // their back edge is stable, so a buffer read at the end of one iteration and
 // written at the start of the next gets its barrier; both branches of an `if`
-// are merged.
+// are merged. wgmma reads its operands through the async proxy: in a kernel
+// with warpgroup dots, a barrier that publishes writes is preceded by
+// `tile.fence_async_shared`, so each thread's generic-proxy writes reach the
+// async proxy before any warpgroup reads them.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Analysis/SharedMemory.h"
@@ -73,6 +76,8 @@ std::pair<int64_t, int64_t> bufferOf(Value v) {
 
 class Inserter {
 public:
+  explicit Inserter(bool fenceAsync) : fenceAsync_(fenceAsync) {}
+
   /// Runs over `block` from `in`; with `insert`, barriers are created.
   State run(Block &block, State state, bool insert) {
     for (Operation &op : llvm::make_early_inc_range(block))
@@ -91,6 +96,8 @@ private:
   void barrierBefore(Operation *op, State &s, bool insert) {
     if (insert) {
       OpBuilder b(op);
+      if (fenceAsync_ && llvm::any_of(s.pending, [](const Access &a) { return a.write; }))
+        FenceAsyncSharedOp::create(b, op->getLoc());
       BarrierOp::create(b, op->getLoc());
     }
     s.pending.clear();
@@ -149,6 +156,11 @@ private:
     } else if (auto load = dyn_cast<LocalLoadOp>(op)) {
       auto [lo, hi] = bufferOf(load.getSrc());
       accesses.push_back({lo, hi, false});
+    } else if (auto dot = dyn_cast<WarpgroupDotOp>(op)) {
+      for (Value v : {dot.getA(), dot.getB()}) {
+        auto [lo, hi] = bufferOf(v);
+        accesses.push_back({lo, hi, false});
+      }
     } else if (auto off = op->getAttrOfType<IntegerAttr>("tile.scratch_offset")) {
       int64_t bytes = tessera::analysis::scratchBytes(op);
       accesses.push_back({off.getInt(), off.getInt() + bytes, true});
@@ -161,11 +173,15 @@ private:
       }
     s.pending.insert(accesses.begin(), accesses.end());
   }
+
+  bool fenceAsync_;
 };
 
 struct TileInsertBarriers : tile::impl::TileInsertBarriersBase<TileInsertBarriers> {
   void runOnOperation() override {
-    Inserter inserter;
+    bool fenceAsync = false;
+    getOperation().walk([&](WarpgroupDotOp) { fenceAsync = true; });
+    Inserter inserter(fenceAsync);
     inserter.run(getOperation().getBody().front(), State{}, /*insert=*/true);
   }
 };

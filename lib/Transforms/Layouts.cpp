@@ -58,6 +58,10 @@ MmaLayoutAttr tile::getMmaLayout(MLIRContext *ctx, ArrayRef<int64_t> shape, unsi
   // Each warp computes at least one instruction's fragment; split M (rows)
   // first, the other warps split N. tensorCoreInstr() ensures M * N >= m * n *
   // numWarps, so that every warp owns a fragment.
+  if (instr.version == 3) {
+    auto [gm, gn] = tessera::target::TargetInfo::warpgroupGrid(shape[0], numWarps);
+    return MmaLayoutAttr::get(ctx, 3, {4 * gm, gn}, {(unsigned)instr.m, (unsigned)instr.n});
+  }
   unsigned wm = std::min(numWarps, floorPow2(shape[0] / instr.m));
   return MmaLayoutAttr::get(ctx, instr.version, {wm, numWarps / wm},
                             {(unsigned)instr.m, (unsigned)instr.n});

@@ -2,9 +2,9 @@
 //
 // Overlaps a loop's global loads with its compute. A load whose tile only
 // goes to shared memory (a `tile.local_alloc` of it, possibly through `.T`:
-// a staged tensor-core operand) and whose coordinates are computed from the
-// induction variable and loop invariants becomes an asynchronous copy into a
-// buffer of `num_stages` slots:
+// a staged tensor-core operand, read by local_load or warpgroup_dot) and
+// whose coordinates are computed from the induction variable and loop
+// invariants becomes an asynchronous copy into a buffer of `num_stages` slots:
 //
 //   prologue   copies for iterations 0 .. S-2, one commit group each
 //   iteration  wait until at most S-2 groups are in flight (this iteration's
@@ -91,7 +91,7 @@ std::optional<Candidate> match(scf::ForOp loop, LoadOp load) {
   if (!c.alloc || c.alloc->getBlock() != loop.getBody())
     return std::nullopt;
   for (Operation *u : c.alloc->getUsers())
-    if (!isa<LocalLoadOp>(u))
+    if (!isa<LocalLoadOp, WarpgroupDotOp>(u))
       return std::nullopt;
   // Runs along the tensor's last axis that cp.async can move.
   auto layout = dyn_cast_or_null<DistributedLayoutAttrInterface>(tile.getEncoding());

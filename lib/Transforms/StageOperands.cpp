@@ -12,11 +12,17 @@
 // their loop already (tile-assign-layouts hoisted them), so they are staged
 // once.
 //
+// A dot with a version-3 (wgmma) accumulator reads both operands from shared
+// memory: each operand's tile (before its conversion) goes into a buffer with
+// the swizzle wgmma's descriptors need (chooseWgmmaEncoding), and the dot
+// becomes a `tile.warpgroup_dot` of the two buffers.
+//
 //===----------------------------------------------------------------------===//
 #include "lib/Analysis/SharedMemory.h"
 #include "lib/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILESTAGEOPERANDS
@@ -33,8 +39,55 @@ bool isTensorCoreOperand(Attribute layout) {
   return op && isa<MmaLayoutAttr>(op.getParent());
 }
 
+bool isWgmma(DotOp dot) {
+  auto mma = dyn_cast_or_null<MmaLayoutAttr>(dot.getType().getEncoding());
+  return mma && mma.getVersion() == 3;
+}
+
+/// Stages both operands of a wgmma dot; the conversions into operand layouts
+/// that fed it are erased when nothing else uses them.
+LogicalResult stageWgmma(DotOp dot) {
+  auto mma = cast<MmaLayoutAttr>(dot.getType().getEncoding());
+  OpBuilder b(dot);
+  SmallVector<Value, 2> bufs;
+  llvm::SetVector<Operation *> dead;
+  for (unsigned i = 0; i < 2; ++i) {
+    Value v = dot->getOperand(i);
+    // Stored where the conversion was: before the loop for a hoisted one.
+    b.setInsertionPoint(dot);
+    if (auto cvt = v.getDefiningOp<ConvertLayoutOp>()) {
+      dead.insert(cvt);
+      v = cvt.getSrc();
+      b.setInsertionPoint(cvt);
+    }
+    auto src = cast<RankedTensorType>(v.getType());
+    FailureOr<SharedEncodingAttr> enc = tessera::analysis::chooseWgmmaEncoding(src, i, mma);
+    if (failed(enc))
+      return dot.emitError("internal compiler error: no wgmma operand encoding for ") << src;
+    auto memTy = MemDescType::get(dot.getContext(), src.getShape(), src.getElementType(), *enc);
+    bufs.push_back(LocalAllocOp::create(b, dot.getLoc(), memTy, v));
+  }
+  b.setInsertionPoint(dot);
+  Value res =
+      WarpgroupDotOp::create(b, dot.getLoc(), dot.getType(), bufs[0], bufs[1], dot.getAcc());
+  dot.replaceAllUsesWith(res);
+  dot.erase();
+  for (Operation *op : dead)
+    if (op->use_empty())
+      op->erase();
+  return success();
+}
+
 struct TileStageOperands : tile::impl::TileStageOperandsBase<TileStageOperands> {
   void runOnOperation() override {
+    SmallVector<DotOp> wgmmaDots;
+    getOperation().walk([&](DotOp dot) {
+      if (isWgmma(dot))
+        wgmmaDots.push_back(dot);
+    });
+    for (DotOp dot : wgmmaDots)
+      if (failed(stageWgmma(dot)))
+        return signalPassFailure();
     SmallVector<ConvertLayoutOp> conversions;
     getOperation().walk([&](ConvertLayoutOp cvt) {
       if (isTensorCoreOperand(cvt.getType().getEncoding()))

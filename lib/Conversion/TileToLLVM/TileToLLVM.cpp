@@ -163,6 +163,7 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
       populateShapePatterns(tc, patterns);
       populateDotPatterns(tc, patterns);
       populateSharedPatterns(tc, patterns);
+      populateWgmmaPatterns(tc, patterns);
       if (failed(applyPartialConversion(module, target, std::move(patterns))))
         return signalPassFailure();
     }

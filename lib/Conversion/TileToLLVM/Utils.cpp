@@ -259,7 +259,7 @@ Value tessera::conversion::sharedBase(OpBuilder &b, Location loc, Operation *any
     b.setInsertionPointToStart(module.getBody());
     global = LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
                                     /*isConstant=*/false, LLVM::Linkage::External,
-                                    kSharedMemoryName, Attribute(), /*alignment=*/16,
+                                    kSharedMemoryName, Attribute(), /*alignment=*/1024,
                                     /*addrSpace=*/3);
   }
   return LLVM::AddressOfOp::create(b, loc, global);

@@ -1,4 +1,4 @@
-// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts,tile-stage-operands,tile-allocate-shared,tile-insert-barriers),convert-tile-to-llvm)' | FileCheck %s
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts{arch=sm_80},tile-stage-operands,tile-allocate-shared,tile-insert-barriers),convert-tile-to-llvm)' | FileCheck %s
 
 // The kernel ABI: a tensor is a global pointer, i32 extents and i64 strides (all
 // but the last); a bool scalar travels as i8. Launch bounds from num_warps.
@@ -67,7 +67,7 @@ tile.kernel @unaligned(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 :
 // A row reduction over 4 warps: in-thread, 5 butterfly shuffles, then the
 // partials through its scratch with a barrier between writes and reads (no
 // barrier before: nothing used shared memory earlier).
-// CHECK-LABEL: llvm.mlir.global external @tessera_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: llvm.mlir.global external @tessera_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @rowsum
 // CHECK-SAME: tile.shared_bytes = 16
 // CHECK-COUNT-5: nvvm.shfl.sync bfly

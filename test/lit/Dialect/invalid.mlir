@@ -188,8 +188,32 @@ tile.kernel @bad_version() grid {
   tile.yield %c : i32
 } {
   %f = arith.constant 1.0 : f32
-  // expected-error @+1 {{mma layout version 3 is not supported (2: mma.sync)}}
+  // expected-error @+1 {{mma layout version 4 is not supported (2: mma.sync, 3: wgmma)}}
+  %b = tile.splat %f : tensor<64x64xf32, #tile.mma<{version = 4, warpsPerCTA = [2, 2], instrShape = [64, 64]}>>
+  tile.return
+}
+
+// -----
+
+tile.kernel @bad_warpgroups() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %f = arith.constant 1.0 : f32
+  // expected-error @+1 {{a version-3 mma layout needs whole warpgroups along M (warpsPerCTA[0] a multiple of 4)}}
   %b = tile.splat %f : tensor<64x64xf32, #tile.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [64, 64]}>>
+  tile.return
+}
+
+// -----
+
+tile.kernel @bad_wgmma_shape() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %f = arith.constant 1.0 : f32
+  // expected-error @+1 {{a version-3 mma layout has instrShape [64, N] with N a multiple of 8 up to 256}}
+  %b = tile.splat %f : tensor<64x64xf32, #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 12]}>>
   tile.return
 }
 
@@ -263,5 +287,53 @@ tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
   %m = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
   // expected-error @+1 {{'tile.async_copy' op copies 4, 8 or 16 bytes at a time, got 2}}
   tile.async_copy %x[%c0, %c0], %m {layout = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>, vec = 1 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  tile.return
+}
+
+// -----
+
+#sh = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#plain = #tile.shared<{swizzle = 0, vec = 8, order = [1, 0]}>
+#m3 = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+tile.kernel @wgmma_unswizzled() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %a = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #plain>
+  %b = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sh>
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32, #m3>
+  // expected-error @+1 {{reads swizzled operands only (wgmma matrix descriptors)}}
+  %d = tile.warpgroup_dot %a, %b, %acc : !tile.memdesc<64x64xbf16, #plain>, !tile.memdesc<64x64xbf16, #sh> -> tensor<64x64xf32, #m3>
+  tile.return
+}
+
+// -----
+
+#sh2 = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#m2 = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.kernel @wgmma_v2_acc() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %a = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sh2>
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32, #m2>
+  // expected-error @+1 {{needs an accumulator with a version-3 mma layout}}
+  %d = tile.warpgroup_dot %a, %a, %acc : !tile.memdesc<64x64xbf16, #sh2>, !tile.memdesc<64x64xbf16, #sh2> -> tensor<64x64xf32, #m2>
+  tile.return
+}
+
+// -----
+
+#sh3 = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#m33 = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+tile.kernel @wgmma_shapes() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %a = tile.local_alloc : () -> !tile.memdesc<64x128xbf16, #sh3>
+  %b = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sh3>
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32, #m33>
+  // expected-error @+1 {{shapes do not compose}}
+  %d = tile.warpgroup_dot %a, %b, %acc : !tile.memdesc<64x128xbf16, #sh3>, !tile.memdesc<64x64xbf16, #sh3> -> tensor<64x64xf32, #m33>
   tile.return
 }

@@ -1,6 +1,7 @@
-// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts))' | FileCheck %s
-// The same layouts for sm_80: mma.sync is the tensor-core instruction of both.
-// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts{arch=sm_80}))' | FileCheck %s
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts))' | FileCheck %s --check-prefixes=CHECK,SM90
+// The same layouts for sm_80 but for dots: mma.sync there, wgmma on sm_90a
+// where the warps form warpgroups and M is a multiple of 64.
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts{arch=sm_80}))' | FileCheck %s --check-prefixes=CHECK,SM80
 // RUN: not tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts{arch=sm_70}))' 2>&1 | FileCheck %s --check-prefix=BADARCH
 // BADARCH: error: unsupported architecture 'sm_70' (supported: sm_80, sm_86, sm_89, sm_90, sm_90a)
 
@@ -53,7 +54,8 @@ tile.kernel @small(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i64
 
 // A bf16 dot gets an mma accumulator and dot-operand inputs; the accumulator
 // is carried through the loop in the mma layout, converted once after it.
-// CHECK-DAG: #[[MMA:.*]] = #tile.mma<{version = 2, warpsPerCTA = [8, 1], instrShape = [16, 8]}>
+// SM80-DAG: #[[MMA:.*]] = #tile.mma<{version = 2, warpsPerCTA = [8, 1], instrShape = [16, 8]}>
+// SM90-DAG: #[[MMA:.*]] = #tile.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
 // CHECK-DAG: #[[A:.*]] = #tile.dot_op<{opIdx = 0, parent = #[[MMA]]}>
 // CHECK-DAG: #[[B:.*]] = #tile.dot_op<{opIdx = 1, parent = #[[MMA]]}>
 // CHECK-LABEL: tile.kernel @matmul
@@ -206,24 +208,27 @@ tile.kernel @epilogue(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8
 // slices; the key mask (index math) is recomputed there; m, l and the
 // accumulator are carried in it; P feeds the second dot as its A operand
 // (registers only in the lowering); Q's conversion runs once, before the loop.
-// CHECK-DAG: #[[MMA:.*]] = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
-// CHECK-DAG: #[[A:.*]] = #tile.dot_op<{opIdx = 0, parent = #[[MMA]]}>
-// CHECK-DAG: #[[ROWS:.*]] = #tile.slice<{dim = 1, parent = #[[MMA]]}>
-// CHECK-DAG: #[[COLS:.*]] = #tile.slice<{dim = 0, parent = #[[MMA]]}>
+// SM80-DAG: #[[MMA:.*]] = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+// SM80-DAG: #[[A:.*]] = #tile.dot_op<{opIdx = 0, parent = #[[MMA]]}>
+// SM80-DAG: #[[ROWS:.*]] = #tile.slice<{dim = 1, parent = #[[MMA]]}>
+// SM80-DAG: #[[COLS:.*]] = #tile.slice<{dim = 0, parent = #[[MMA]]}>
+// On sm_90a both products are wgmma (n = 32 for S, 64 for O), P staged.
+// SM90-DAG: #{{.*}} = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32]}>
+// SM90-DAG: #{{.*}} = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
 // CHECK-LABEL: tile.kernel @attention
-// CHECK: tile.arange : tensor<32xi32, #[[COLS]]>
-// CHECK: %[[Q:.*]] = tile.convert_layout %{{.*}} -> tensor<64x64xbf16, #[[A]]>
-// CHECK: scf.for {{.*}} -> (tensor<64xf32, #[[ROWS]]>, tensor<64xf32, #[[ROWS]]>, tensor<64x64xf32, #[[MMA]]>)
-// CHECK: arith.cmpi slt, {{.*}} : tensor<1x32xi32, #[[MMA]]>
-// CHECK: tile.dot %[[Q]], {{.*}} -> tensor<64x32xf32, #[[MMA]]>
-// CHECK: tile.reduce max {{.*}} : tensor<64x32xf32, #[[MMA]]> -> tensor<64xf32, #[[ROWS]]>
-// CHECK: math.exp2 {{.*}} : tensor<64x32xf32, #[[MMA]]>
-// CHECK: tile.reduce sum {{.*}} : tensor<64x32xf32, #[[MMA]]> -> tensor<64xf32, #[[ROWS]]>
-// CHECK: %[[P:.*]] = tile.convert {{.*}} -> tensor<64x32xbf16, #[[MMA]]>
-// CHECK: %[[PA:.*]] = tile.convert_layout %[[P]] : tensor<64x32xbf16, #[[MMA]]> -> tensor<64x32xbf16, #[[A]]>
-// CHECK: tile.dot %[[PA]], {{.*}} -> tensor<64x64xf32, #[[MMA]]>
-// CHECK-NOT: tile.convert_layout
-// CHECK: scf.yield
+// SM80: tile.arange : tensor<32xi32, #[[COLS]]>
+// SM80: %[[Q:.*]] = tile.convert_layout %{{.*}} -> tensor<64x64xbf16, #[[A]]>
+// SM80: scf.for {{.*}} -> (tensor<64xf32, #[[ROWS]]>, tensor<64xf32, #[[ROWS]]>, tensor<64x64xf32, #[[MMA]]>)
+// SM80: arith.cmpi slt, {{.*}} : tensor<1x32xi32, #[[MMA]]>
+// SM80: tile.dot %[[Q]], {{.*}} -> tensor<64x32xf32, #[[MMA]]>
+// SM80: tile.reduce max {{.*}} : tensor<64x32xf32, #[[MMA]]> -> tensor<64xf32, #[[ROWS]]>
+// SM80: math.exp2 {{.*}} : tensor<64x32xf32, #[[MMA]]>
+// SM80: tile.reduce sum {{.*}} : tensor<64x32xf32, #[[MMA]]> -> tensor<64xf32, #[[ROWS]]>
+// SM80: %[[P:.*]] = tile.convert {{.*}} -> tensor<64x32xbf16, #[[MMA]]>
+// SM80: %[[PA:.*]] = tile.convert_layout %[[P]] : tensor<64x32xbf16, #[[MMA]]> -> tensor<64x32xbf16, #[[A]]>
+// SM80: tile.dot %[[PA]], {{.*}} -> tensor<64x64xf32, #[[MMA]]>
+// SM80-NOT: tile.convert_layout
+// SM80: scf.yield
 tile.kernel @attention(%q: !tile.tensor<?x?x?x?xbf16>, %k: !tile.tensor<?x?x?x?xbf16>, %v: !tile.tensor<?x?x?x?xbf16>, %o: !tile.tensor<?x?x?x?xbf16>, %scale: f32) attributes {tile.num_warps = 4 : i64} grid {
 ^bb0(%q: !tile.tensor<?x?x?x?xbf16>, %k: !tile.tensor<?x?x?x?xbf16>, %v: !tile.tensor<?x?x?x?xbf16>, %o: !tile.tensor<?x?x?x?xbf16>, %scale: f32):
   %c64_i32 = arith.constant 64 : i32

@@ -70,3 +70,35 @@ tile.kernel @permute() attributes {tile.num_warps = 4 : i64} grid {
   %a = tile.convert_layout %p : tensor<64x32xbf16, #mma1> -> tensor<64x32xbf16, #tile.dot_op<{opIdx = 0, parent = #mma1}>>
   tile.return
 }
+
+// -----
+
+// A wgmma dot (version-3 accumulator) reads both operands from shared memory:
+// the loaded tiles are stored with the swizzle its descriptors need, A
+// K-contiguous, B as loaded (N-contiguous, read with the transpose bit), and
+// the dot becomes a warpgroup_dot of the two buffers; nothing is loaded back.
+// CHECK-DAG: #[[W:.*]] = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+// CHECK-DAG: #[[W64:.*]] = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
+// CHECK-LABEL: tile.kernel @wgmma
+// CHECK: %[[MA:.*]] = tile.local_alloc %{{.*}} : (tensor<128x32xbf16, #{{.*}}>) -> !tile.memdesc<128x32xbf16, #[[W64]]>
+// CHECK: %[[MB:.*]] = tile.local_alloc %{{.*}} : (tensor<32x128xbf16, #{{.*}}>) -> !tile.memdesc<32x128xbf16, #[[W]]>
+// CHECK: tile.warpgroup_dot %[[MA]], %[[MB]], %{{.*}} : !tile.memdesc<128x32xbf16, #[[W64]]>, !tile.memdesc<32x128xbf16, #[[W]]> -> tensor<128x128xf32, #{{.*}}>
+// CHECK-NOT: tile.local_load
+// CHECK-NOT: tile.convert_layout
+#wa = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]}>
+#wb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]}>
+#mma3 = #tile.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+tile.kernel @wgmma(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %acc = arith.constant dense<0.0> : tensor<128x128xf32, #mma3>
+  %x = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<128x32xbf16, #wa>
+  %y = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<32x128xbf16, #wb>
+  %xa = tile.convert_layout %x : tensor<128x32xbf16, #wa> -> tensor<128x32xbf16, #tile.dot_op<{opIdx = 0, parent = #mma3}>>
+  %yb = tile.convert_layout %y : tensor<32x128xbf16, #wb> -> tensor<32x128xbf16, #tile.dot_op<{opIdx = 1, parent = #mma3}>>
+  %d = tile.dot %xa, %yb, %acc : tensor<128x32xbf16, #tile.dot_op<{opIdx = 0, parent = #mma3}>>, tensor<32x128xbf16, #tile.dot_op<{opIdx = 1, parent = #mma3}>> -> tensor<128x128xf32, #mma3>
+  tile.return
+}

@@ -1,0 +1,71 @@
+// RUN: tessera-opt %s -split-input-file --convert-tile-to-llvm | FileCheck %s
+// Warpgroup dots, with their layouts, encodings and offsets given in the input
+// (no layout or allocation pass runs first).
+
+// A [128, 64] K-major and B [64, 128] N-major, both with the 128-byte swizzle,
+// into a [128, 128] accumulator of one warpgroup: two 64-row instructions of
+// m64n128k16, four K steps each. The descriptors' high bits: A's leading
+// offset 16 bytes (1, unused when K-major), stride 1024 bytes (64), swizzle
+// mode 1 (128 bytes): 1 << 62 | 64 << 32 | 1 << 16 = 4611686293305360384; B's
+// leading offset is its column block, 64 rows of 128 bytes (512 << 16):
+// 4611686293338849280. A steps 32 bytes (2 units) per K step, 8192 bytes (512)
+// per 64 rows; B 2048 bytes (128) per K step. A is read K-major (row), B
+// N-major (row: the transpose bit).
+// CHECK-LABEL: llvm.func @wgmma
+// CHECK-DAG: llvm.mlir.constant(4611686293305360384 : i64)
+// CHECK-DAG: llvm.mlir.constant(4611686293338849280 : i64)
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK: llvm.mlir.constant(512 : i64)
+// CHECK-COUNT-4: nvvm.wgmma.mma_async
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+#shared = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#mma3 = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+tile.kernel @wgmma(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : i64, tile.shared_bytes = 32768 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %ma = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<128x64xbf16, #shared>
+  %mb = tile.local_alloc {tile.offset = 16384 : i64} : () -> !tile.memdesc<64x128xbf16, #shared>
+  %acc = arith.constant dense<0.0> : tensor<128x128xf32, #mma3>
+  %d = tile.warpgroup_dot %ma, %mb, %acc : !tile.memdesc<128x64xbf16, #shared>, !tile.memdesc<64x128xbf16, #shared> -> tensor<128x128xf32, #mma3>
+  %c0 = arith.constant 0 : i32
+  %db = tile.convert %d : tensor<128x128xf32, #mma3> -> tensor<128x128xbf16, #mma3>
+  tile.store %a[%c0, %c0], %db : !tile.tensor<?x?xbf16>, tensor<128x128xbf16, #mma3>
+  tile.return
+}
+
+// -----
+
+// K^T as B: stored [64, 128] with K (the 128) contiguous, viewed transposed,
+// read K-major (col), both with the 64-byte swizzle of a 32-wide K, and two
+// warpgroups splitting N (each an m64n64k16 of its 64 columns).
+// CHECK-LABEL: llvm.func @kmajor_b
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+#s64 = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
+#kt = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
+#ktT = #tile.shared<{swizzle = 64, vec = 8, order = [0, 1]}>
+#mma3n = #tile.mma<{version = 3, warpsPerCTA = [4, 2], instrShape = [64, 64]}>
+tile.kernel @kmajor_b(%a: !tile.tensor<?x?xf16>) attributes {tile.num_warps = 8 : i64, tile.shared_bytes = 32768 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %ma = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<64x32xf16, #s64>
+  %mk = tile.local_alloc {tile.offset = 16384 : i64} : () -> !tile.memdesc<128x32xf16, #kt>
+  %mt = tile.memdesc_trans %mk : !tile.memdesc<128x32xf16, #kt> -> !tile.memdesc<32x128xf16, #ktT>
+  tile.fence_async_shared
+  tile.barrier
+  %acc = arith.constant dense<0.0> : tensor<64x128xf32, #mma3n>
+  %d = tile.warpgroup_dot %ma, %mt, %acc : !tile.memdesc<64x32xf16, #s64>, !tile.memdesc<32x128xf16, #ktT> -> tensor<64x128xf32, #mma3n>
+  %c0 = arith.constant 0 : i32
+  %db = tile.convert %d : tensor<64x128xf32, #mma3n> -> tensor<64x128xf16, #mma3n>
+  tile.store %a[%c0, %c0], %db : !tile.tensor<?x?xf16>, tensor<64x128xf16, #mma3n>
+  tile.return
+}
