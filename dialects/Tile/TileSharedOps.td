@@ -190,7 +190,10 @@ def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
     M- or N-major operand as it is stored). The accumulator has a version-3
     mma layout. tile-stage-operands makes this op from a `tile.dot` whose
     accumulator tile-assign-layouts gave a version-3 layout; the lowering waits
-    for the products before the result is used.
+    for the products before the result is used, unless `isAsync` is set: then
+    the products stay in flight (one wgmma group) until a
+    `tile.warpgroup_wait` of the result (tile-software-pipeline sets it on a
+    loop's accumulating dots).
 
     ```mlir
     %d = tile.warpgroup_dot %a, %b, %c
@@ -199,12 +202,33 @@ def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
              -> tensor<128x128xf32, #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>>
     ```
   }];
-  let arguments = (ins Tile_MemDescType:$a, Tile_MemDescType:$b, Tile_Tile:$acc);
+  let arguments = (ins Tile_MemDescType:$a, Tile_MemDescType:$b, Tile_Tile:$acc,
+                       UnitAttr:$isAsync);
   let results = (outs Tile_Tile:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->` type($result)
   }];
   let hasVerifier = 1;
+}
+
+def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [AllTypesMatch<["value", "result"]>]> {
+  let summary = "waits until at most `pendings` groups of asynchronous warpgroup dots run";
+  let description = [{
+    Returns its operand, the result of an asynchronous `tile.warpgroup_dot`,
+    once all but the last `pendings` wgmma groups the warpgroup committed are
+    complete. With `pendings = 1` after a loop's accumulating dot, the dot of
+    the previous iteration is complete (its shared-memory operands may be
+    overwritten) while this one runs on: the result then only feeds the next
+    iteration's dot, which accumulates into the same registers. `pendings = 0`
+    after the loop makes the accumulator readable.
+
+    ```mlir
+    %r = tile.warpgroup_wait %d {pendings = 1 : i32} : tensor<128x128xf32, #mma3>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$value, I32Attr:$pendings);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
 #endif // TILE_SHARED_OPS_TD

@@ -12,6 +12,12 @@
 //              the slot iteration i-1 read, commit, then compute on slot i % S
 //   epilogue   wait for every group
 //
+// When the loop's one warpgroup dot accumulates into a loop-carried value
+// (matmul) and S >= 3, the dot becomes asynchronous: its wgmma group stays in
+// flight until a `tile.warpgroup_wait {pendings = 1}` in the next iteration
+// (and one of 0 after the loop), and copies run S-2 iterations ahead, into
+// the slot read two iterations earlier, whose dot is complete by then.
+//
 // Copies for iterations past the loop's end are predicated off (the slot is
 // zero-filled, nothing is read), so trip counts smaller than S work; masked
 // elements of ragged blocks are zero-filled by the copy's source size.
@@ -129,6 +135,28 @@ SmallVector<Value> coordsAt(OpBuilder &b, scf::ForOp loop, Candidate &c, Value i
   return out;
 }
 
+/// The loop's one warpgroup dot, when it accumulates into a loop-carried
+/// value and nothing else reads that value inside the loop: its wgmma group
+/// may stay in flight into the next iteration.
+WarpgroupDotOp asyncCandidate(scf::ForOp loop, unsigned stages) {
+  if (stages < 3)
+    return {};
+  SmallVector<WarpgroupDotOp> dots;
+  loop.getBody()->walk([&](WarpgroupDotOp d) { dots.push_back(d); });
+  if (dots.size() != 1 || dots[0]->getBlock() != loop.getBody())
+    return {};
+  WarpgroupDotOp dot = dots[0];
+  auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+  if (!arg || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0 || !arg.hasOneUse() ||
+      !dot->hasOneUse())
+    return {};
+  Operation *yield = loop.getBody()->getTerminator();
+  unsigned idx = arg.getArgNumber() - 1;
+  if (*dot->getUsers().begin() != yield || yield->getOperand(idx) != dot.getResult())
+    return {};
+  return dot;
+}
+
 void pipeline(scf::ForOp loop, unsigned stages) {
   SmallVector<Candidate> cands;
   for (Operation &op : *loop.getBody())
@@ -137,6 +165,11 @@ void pipeline(scf::ForOp loop, unsigned stages) {
         cands.push_back(*c);
   if (cands.empty())
     return;
+  // Copies run `ahead` iterations ahead: into the slot read S - ahead
+  // iterations earlier. With an asynchronous dot, that reader may still run
+  // during the iteration before, so copies run one iteration less ahead.
+  WarpgroupDotOp asyncDot = asyncCandidate(loop, stages);
+  unsigned ahead = asyncDot ? stages - 2 : stages - 1;
   Location loc = loop.getLoc();
   MLIRContext *ctx = loop.getContext();
   OpBuilder b(loop);
@@ -169,21 +202,20 @@ void pipeline(scf::ForOp loop, unsigned stages) {
     }
     AsyncCommitGroupOp::create(b, loc);
   };
-  // Prologue: iterations 0 .. S-2.
-  for (unsigned s = 0; s + 1 < stages; ++s) {
+  // Prologue: iterations 0 .. ahead-1.
+  for (unsigned s = 0; s < ahead; ++s) {
     Value iv = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, step, cst(s)));
     issue(iv, cst(s));
   }
   // Steady state, at the top of the body.
   b.setInsertionPointToStart(loop.getBody());
-  AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(stages - 2));
+  AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(ahead - 1));
   Value iv = loop.getInductionVar();
   Value k = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, lb), step);
   Value cur = arith::RemSIOp::create(b, loc, k, cst(stages));
-  Value next = arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, k, cst(stages - 1)),
-                                      cst(stages));
-  Value ivNext =
-      arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, step, cst(stages - 1)));
+  Value next =
+      arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, k, cst(ahead)), cst(stages));
+  Value ivNext = arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, step, cst(ahead)));
   issue(ivNext, next);
   for (auto [c, buf, slotTy] : llvm::zip(cands, buffers, slotTypes)) {
     Value slot = MemDescIndexOp::create(b, loc, slotTy, buf, cur);
@@ -201,6 +233,20 @@ void pipeline(scf::ForOp loop, unsigned stages) {
   }
   // Epilogue: nothing may still be writing the buffers.
   AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(0));
+  if (asyncDot) {
+    // The dot's group stays in flight: the next iteration's dot accumulates
+    // into the same registers; the previous iteration's is complete.
+    unsigned idx = cast<BlockArgument>(asyncDot.getAcc()).getArgNumber() - 1;
+    asyncDot.setIsAsync(true);
+    OpBuilder inner(asyncDot->getNextNode());
+    Value w = WarpgroupWaitOp::create(inner, asyncDot.getLoc(), asyncDot.getType(),
+                                      asyncDot.getResult(), 1);
+    loop.getBody()->getTerminator()->setOperand(idx, w);
+    // Nothing after the loop (or reusing its buffers) before the last group.
+    Value res = loop.getResult(idx);
+    Value done = WarpgroupWaitOp::create(b, loc, res.getType(), res, 0);
+    res.replaceAllUsesExcept(done, done.getDefiningOp());
+  }
   (void)i32;
 }
 

@@ -12,8 +12,9 @@
 // is read with the transpose bit. Each instruction's start is the byte offset
 // of its first element, which lies on a swizzle period (the lowering checks),
 // so the hardware's swizzle of the address bits finds the same bytes as the
-// encoding. The products are fenced, committed as one group and waited for
-// before the accumulator is used. `tile.fence_async_shared` becomes
+// encoding. The products are fenced and committed as one group, then waited
+// for before the accumulator is used, or, for an asynchronous dot, by its
+// `tile.warpgroup_wait`. `tile.fence_async_shared` becomes
 // `fence.proxy.async.shared::cta`.
 //
 // Assumes the kernel's dynamic shared memory is aligned to 1024 bytes (the
@@ -120,8 +121,19 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
         std::copy(d.begin(), d.end(), acc.begin() + first);
       }
     NVVM::WgmmaGroupSyncAlignedOp::create(rw, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rw, loc, 0);
+    if (!op.getIsAsync())
+      NVVM::WgmmaWaitGroupSyncOp::create(rw, loc, 0);
     rw.replaceOp(op, pack(rw, loc, structTy, acc));
+    return success();
+  }
+};
+
+struct WarpgroupWaitLowering : ConvertOpToLLVMPattern<tile::WarpgroupWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::WarpgroupWaitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
+    NVVM::WgmmaWaitGroupSyncOp::create(rw, op.getLoc(), op.getPendings());
+    rw.replaceOp(op, adaptor.getValue());
     return success();
   }
 };
@@ -142,5 +154,5 @@ struct FenceAsyncSharedLowering : ConvertOpToLLVMPattern<tile::FenceAsyncSharedO
 
 void tessera::conversion::populateWgmmaPatterns(TileTypeConverter &tc,
                                                 RewritePatternSet &patterns) {
-  patterns.add<WarpgroupDotLowering, FenceAsyncSharedLowering>(tc);
+  patterns.add<WarpgroupDotLowering, WarpgroupWaitLowering, FenceAsyncSharedLowering>(tc);
 }

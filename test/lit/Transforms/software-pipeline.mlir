@@ -86,3 +86,56 @@ tile.kernel @padded(%a: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_wa
   }
   tile.return
 }
+
+// -----
+
+// A warpgroup dot accumulating into the loop-carried value becomes
+// asynchronous: its group stays in flight until the wait of pendings 1 after
+// it (the previous iteration's dot is then complete), and one of 0 follows
+// the loop. Copies run num_stages - 2 = 2 iterations ahead (2 in the prologue,
+// all but 1 group waited for), into the slot read two iterations earlier.
+// CHECK-LABEL: tile.kernel @wgmma
+// CHECK-COUNT-2: tile.async_commit_group
+// CHECK: scf.for
+// CHECK-NEXT: tile.async_wait 1
+// CHECK: %[[D:.*]] = tile.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} {isAsync}
+// CHECK-NEXT: %[[W:.*]] = tile.warpgroup_wait %[[D]] {pendings = 1 : i32}
+// CHECK-NEXT: scf.yield %[[W]]
+// CHECK: tile.async_wait 0
+// CHECK-NEXT: %[[DONE:.*]] = tile.warpgroup_wait %{{.*}} {pendings = 0 : i32}
+// CHECK: tile.convert %[[DONE]]
+
+// The barrier before each iteration's copies comes after the previous
+// iteration's wait, and publishes the landed copies to the async proxy.
+// BAR-LABEL: tile.kernel @wgmma
+// BAR: scf.for
+// BAR-NEXT: tile.async_wait 1
+// BAR-NOT: tile.barrier
+// BAR: tile.fence_async_shared
+// BAR-NEXT: tile.barrier
+// BAR-NEXT: tile.async_copy
+#wa = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#wb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#ws = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
+#wsb = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#mma3 = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+tile.kernel @wgmma(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.num_stages = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xbf16>, %z: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32, #mma3>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #mma3>) : i32 {
+    %x = tile.load %a[%c0, %k] : !tile.tensor<?x?xbf16> -> tensor<128x32xbf16, #wa>
+    %ma = tile.local_alloc %x : (tensor<128x32xbf16, #wa>) -> !tile.memdesc<128x32xbf16, #ws>
+    %y = tile.load %b[%k, %c0] : !tile.tensor<?x?xbf16> -> tensor<32x128xbf16, #wb>
+    %mb = tile.local_alloc %y : (tensor<32x128xbf16, #wb>) -> !tile.memdesc<32x128xbf16, #wsb>
+    %d = tile.warpgroup_dot %ma, %mb, %acc : !tile.memdesc<128x32xbf16, #ws>, !tile.memdesc<32x128xbf16, #wsb> -> tensor<128x128xf32, #mma3>
+    scf.yield %d : tensor<128x128xf32, #mma3>
+  }
+  %o = tile.convert %r : tensor<128x128xf32, #mma3> -> tensor<128x128xbf16, #mma3>
+  tile.store %a[%c0, %c0], %o : !tile.tensor<?x?xbf16>, tensor<128x128xbf16, #mma3>
+  tile.return
+}
