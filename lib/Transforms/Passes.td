@@ -151,4 +151,29 @@ def TileSinkSharedLoads : Pass<"tile-sink-shared-loads", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TileGroupPrograms : Pass<"tile-group-programs", "::mlir::tile::KernelOp"> {
+  let summary = "orders a matmul's output tiles in groups of rows for L2 reuse";
+  let description = [{
+    The programs of a launch are independent and their order is unspecified,
+    so any bijection of program ids keeps a kernel's meaning. When a kernel
+    has a 2-D (or 3-D) grid and a `tile.dot` whose A operand depends on
+    `program_id(0)` but not `program_id(1)` and whose B operand the other way
+    round (a matmul's output tiles), the ids of axes 0 and 1 are remapped so
+    that consecutively launched programs sweep `group` rows of axis 0 and then
+    move along axis 1: a wave of programs shares the A rows and B columns it
+    reads in L2 (Triton's grouped ordering). Other kernels are left as they
+    are.
+
+    ```mlir
+    %p0 = tile.program_id x
+    // uses of %p0 and %p1 become the grouped ids computed from
+    // lin = p1 * num_programs(x) + p0
+    ```
+  }];
+  let options = [
+    Option<"group", "group", "unsigned", "8", "rows of axis 0 per group">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSERA_TRANSFORMS_PASSES_TD
