@@ -20,6 +20,13 @@ std::string nameOf(const char *base, std::initializer_list<std::pair<const char 
   return s;
 }
 
+std::string nameOf(const char *base, const std::vector<std::pair<std::string, int64_t>> &parts) {
+  std::string s = base;
+  for (auto &[n, v] : parts)
+    s += "_" + n + std::to_string(v);
+  return s;
+}
+
 void vectorAdd(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t n) {
   ProgramCase c{nameOf("vector_add", {{"n", n}}), "examples/vector_add.tile"};
   c.args = {in("x", rnd(rng, DType::F32, {n})), in("y", rnd(rng, DType::F32, {n})),
@@ -74,9 +81,13 @@ void rmsnorm(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int64_
 }
 
 void matmul(std::vector<ProgramCase> &out, std::mt19937 &rng, bool tn, int64_t m, int64_t n,
-            int64_t k) {
-  ProgramCase c{nameOf(tn ? "matmul_tn" : "matmul", {{"m", m}, {"n", n}, {"k", k}}),
+            int64_t k, std::map<std::string, int64_t> params = {}) {
+  std::vector<std::pair<std::string, int64_t>> parts = {{"m", m}, {"n", n}, {"k", k}};
+  for (auto &[name, v] : params)
+    parts.push_back({name == "num_warps" ? "w" : name == "num_stages" ? "s" : name, v});
+  ProgramCase c{nameOf(tn ? "matmul_tn" : "matmul", parts),
                 tn ? "examples/matmul_tn.tile" : "examples/matmul.tile"};
+  c.params = std::move(params);
   c.args = {in("a", tn ? rnd(rng, DType::BF16, {k, m}) : rnd(rng, DType::BF16, {m, k})),
             in("b", rnd(rng, DType::BF16, {k, n})), output("c", DType::BF16, {m, n})};
   c.check = [=](const std::vector<CaseArg> &a) {
@@ -124,6 +135,18 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
                            {256, 192, 40},
                            {200, 136, 1000}})
       matmul(out, rng, tn, m, n, k);
+  // Configurations the tuner may pick, on ragged shapes. On sm_90a: wgmma
+  // N = 256 with two warpgroups along M; warpgroups split along N (N = 64)
+  // with a 32-deep K (64-byte swizzle) copied 3 iterations ahead; one
+  // warpgroup with two 64-row instructions; A stored M-major (transpose bit).
+  matmul(out, rng, false, 192, 320, 100,
+         {{"BM", 128}, {"BN", 256}, {"BK", 64}, {"num_warps", 8}, {"num_stages", 4}});
+  matmul(out, rng, false, 130, 70, 200,
+         {{"BM", 64}, {"BN", 128}, {"BK", 32}, {"num_warps", 8}, {"num_stages", 5}});
+  matmul(out, rng, false, 256, 136, 64,
+         {{"BM", 128}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 3}});
+  matmul(out, rng, true, 100, 72, 300,
+         {{"BM", 64}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 4}});
   attention(out, rng, false, 1, 2, 256, 64);
   attention(out, rng, false, 2, 3, 200, 128);
   attention(out, rng, false, 1, 2, 77, 64);
