@@ -185,8 +185,10 @@ llvm::Expected<Result> tessera::bench::runPair(jit::Runtime &rt, const PairSpec 
       return blas.takeError();
     auto ptr = [&](int i) { return std::get<jit::TensorArg>(in->args[i]).data; };
     int m = (int)spec.dims.at("M"), n = (int)spec.dims.at("N"), k = (int)spec.dims.at("K");
-    if (llvm::Error e = other(Side{"cublas", 0, 0, 0, 0, true, "cublasGemmEx"},
-                              [&] { return blas->gemmBf16(ptr(0), ptr(1), ptr(2), m, n, k); }))
+    bool bf16 = std::get<jit::TensorArg>(in->args[0]).dtype == DType::BF16;
+    if (llvm::Error e =
+            other(Side{"cublas", 0, 0, 0, 0, true, bf16 ? "cublasGemmEx" : "cublasGemmEx f16"},
+                  [&] { return blas->gemm(ptr(0), ptr(1), ptr(2), m, n, k, bf16); }))
       return std::move(e);
   }
   return res;
@@ -335,6 +337,15 @@ std::vector<PairSpec> tessera::bench::suite(const std::string &dir) {
     PairSpec p{"matmul", std::to_string(n) + "^3 bf16",    dir + "/examples/matmul.tile",
                "",       dir + "/examples/cuda/matmul.cu", "matmul_bf16",
                true};
+    p.dims = {{"M", n}, {"N", n}, {"K", n}};
+    p.flops = 2.0 * n * n * n;
+    out.push_back(p);
+  }
+  // f16 beside cuBLAS f16 (no hand-written twin).
+  for (int64_t n : {2048, 4096, 8192}) {
+    PairSpec p{
+        "matmul", std::to_string(n) + "^3 f16", dir + "/examples/matmul_f16.tile", "", "", "",
+        true};
     p.dims = {{"M", n}, {"N", n}, {"K", n}};
     p.flops = 2.0 * n * n * n;
     out.push_back(p);

@@ -23,7 +23,7 @@ struct PairSpec {
   std::string label;  // the size, e.g. "4096^3"
   std::string tileFile, kernel;
   std::string cuFile, cuKernel; // empty: no CUDA side
-  bool cublas = false;          // a bf16 matmul [M, K] x [K, N]: cuBLAS too
+  bool cublas = false;          // a matmul [M, K] x [K, N] (bf16 or f16): cuBLAS too
   std::map<std::string, int64_t> dims;
   std::map<std::string, double> scalars;
   double flops = 0, bytes = 0; // per launch, for TFLOP/s or TB/s

@@ -82,14 +82,15 @@ Cublas::~Cublas() {
     (void)api().destroy(static_cast<cublasHandle_t>(h_));
 }
 
-llvm::Error Cublas::gemmBf16(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, int m, int n,
-                             int k) const {
+llvm::Error Cublas::gemm(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, int m, int n, int k,
+                         bool bf16) const {
   // Row-major C = A B is column-major C^T = B^T A^T.
   float alpha = 1, beta = 0;
+  cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
   return checkCublas(api().gemmEx(static_cast<cublasHandle_t>(h_), CUBLAS_OP_N, CUBLAS_OP_N, n, m,
-                                  k, &alpha, reinterpret_cast<const void *>(b), CUDA_R_16BF, n,
-                                  reinterpret_cast<const void *>(a), CUDA_R_16BF, k, &beta,
-                                  reinterpret_cast<void *>(c), CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+                                  k, &alpha, reinterpret_cast<const void *>(b), t, n,
+                                  reinterpret_cast<const void *>(a), t, k, &beta,
+                                  reinterpret_cast<void *>(c), t, n, CUBLAS_COMPUTE_32F,
                                   CUBLAS_GEMM_DEFAULT),
-                     "cublasGemmEx(bf16, f32 compute)");
+                     bf16 ? "cublasGemmEx(bf16, f32 compute)" : "cublasGemmEx(f16, f32 compute)");
 }

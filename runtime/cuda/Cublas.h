@@ -28,8 +28,10 @@ public:
   Cublas(const Cublas &) = delete;
   Cublas &operator=(const Cublas &) = delete;
   ~Cublas();
-  /// C[M, N] = A[M, K] B[K, N], bf16 row-major, f32 accumulation, on the null stream.
-  llvm::Error gemmBf16(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, int m, int n, int k) const;
+  /// C[M, N] = A[M, K] B[K, N], row-major, bf16 (else f16) operands and
+  /// result, f32 accumulation, on the null stream.
+  llvm::Error gemm(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, int m, int n, int k,
+                   bool bf16 = true) const;
 
 private:
   explicit Cublas(void *h) : h_(h) {}

@@ -97,6 +97,17 @@ void matmul(std::vector<ProgramCase> &out, std::mt19937 &rng, bool tn, int64_t m
   out.push_back(std::move(c));
 }
 
+void matmulF16(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int64_t n, int64_t k) {
+  ProgramCase c{nameOf("matmul_f16", {{"m", m}, {"n", n}, {"k", k}}), "examples/matmul_f16.tile"};
+  c.args = {in("a", rnd(rng, DType::F16, {m, k})), in("b", rnd(rng, DType::F16, {k, n})),
+            output("c", DType::F16, {m, n})};
+  c.check = [=](const std::vector<CaseArg> &a) {
+    return closeTo("c", a[2].t, matmulRef(a[0].t, a[1].t, m, n, k, false),
+                   1e-3 * std::sqrt((double)k), 2e-3);
+  };
+  out.push_back(std::move(c));
+}
+
 void attention(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal, int64_t b, int64_t h,
                int64_t n, int64_t d) {
   ProgramCase c{
@@ -147,6 +158,8 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
          {{"BM", 128}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 3}});
   matmul(out, rng, true, 100, 72, 300,
          {{"BM", 64}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 4}});
+  matmulF16(out, rng, 300, 200, 130);
+  matmulF16(out, rng, 256, 512, 1000);
   attention(out, rng, false, 1, 2, 256, 64);
   attention(out, rng, false, 2, 3, 200, 128);
   attention(out, rng, false, 1, 2, 77, 64);
