@@ -7,11 +7,8 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
-
-#include <cmath>
 
 using namespace mlir;
 using namespace tessera;
@@ -129,67 +126,4 @@ std::string tessera::autotune::pruneReason(tile::KernelOp kernel,
            " registers per thread (limit " + std::to_string(target.maxRegistersPerThread()) +
            "): it would spill";
   return "";
-}
-
-llvm::Expected<std::map<std::string, int64_t>> tessera::autotune::shapeAwareDefault(
-    jit::Compiler &compiler, const jit::Program &program, const jit::KernelSignature &sig,
-    const jit::CompileRequest &req, const target::TargetInfo &target, unsigned multiprocessors) {
-  std::vector<Config> configs = enumerate(sig);
-  if (configs.size() < 2 || multiprocessors == 0)
-    return std::map<std::string, int64_t>{};
-  auto programsOf = [&](const Config &c) -> llvm::Expected<int64_t> {
-    jit::CompileRequest r = req;
-    r.params = c.params;
-    auto g = compiler.grid(program, r);
-    if (!g)
-      return g.takeError();
-    return (*g)[0] * (*g)[1] * (*g)[2];
-  };
-  const int64_t full = (int64_t)std::ceil(0.9 * multiprocessors);
-  auto base = programsOf(configs[0]);
-  if (!base)
-    return base.takeError();
-  if (*base >= full)
-    return std::map<std::string, int64_t>{};
-  // Candidates: the default's warps and stages, other tile parameters.
-  auto knob = [](const std::string &n) { return n == "num_warps" || n == "num_stages"; };
-  struct Scored {
-    size_t index;
-    int64_t programs;
-  };
-  std::vector<Scored> scored;
-  for (size_t i = 1; i < configs.size(); ++i) {
-    bool sameKnobs = true;
-    for (auto &[n, v] : configs[i].params)
-      if (knob(n) && configs[0].params.at(n) != v)
-        sameKnobs = false;
-    if (!sameKnobs)
-      continue;
-    auto p = programsOf(configs[i]);
-    if (!p)
-      return p.takeError();
-    if (*p > *base)
-      scored.push_back({i, *p});
-  }
-  // Filling (>= full) beats not filling; then the fewest programs if filling,
-  // the most if not; then declaration order.
-  llvm::stable_sort(scored, [&](const Scored &a, const Scored &b) {
-    bool fa = a.programs >= full, fb = b.programs >= full;
-    if (fa != fb)
-      return fa;
-    return fa ? a.programs < b.programs : a.programs > b.programs;
-  });
-  for (const Scored &s : scored) {
-    jit::CompileRequest r = req;
-    r.params = configs[s.index].params;
-    std::string reason;
-    if (llvm::Error e = compiler.inspect(program, r, [&](mlir::tile::KernelOp k) {
-          reason = pruneReason(k, target);
-          return llvm::Error::success();
-        }))
-      return std::move(e);
-    if (reason.empty())
-      return configs[s.index].params;
-  }
-  return std::map<std::string, int64_t>{};
 }

@@ -30,18 +30,6 @@ std::vector<Config> enumerate(const jit::KernelSignature &sig);
 /// `target`, or "" to compile it. Its warps are the kernel's `tile.num_warps`.
 std::string pruneReason(mlir::tile::KernelOp kernel, const target::TargetInfo &target);
 
-/// The configuration a launch without parameters and without a tuning-database
-/// entry uses: the default, unless its grid has fewer programs than 90% of the
-/// GPU's `multiprocessors`; then, among the configurations that differ from it
-/// only in tune parameters other than num_warps and num_stages and that are not
-/// pruned for `target`, the one whose grid fills the GPU best (at least 90%,
-/// else the most programs) with the fewest programs (the largest tiles),
-/// earliest declared on ties. Empty parameters: the default.
-llvm::Expected<std::map<std::string, int64_t>>
-shapeAwareDefault(jit::Compiler &compiler, const jit::Program &program,
-                  const jit::KernelSignature &sig, const jit::CompileRequest &req,
-                  const target::TargetInfo &target, unsigned multiprocessors);
-
 } // namespace tessera::autotune
 
 #endif

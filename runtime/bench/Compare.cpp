@@ -137,9 +137,7 @@ llvm::Expected<Result> tessera::bench::runPair(jit::Runtime &rt, const PairSpec 
     auto info = rt.launch(**program, sig->name, in->args);
     if (!info)
       return info.takeError();
-    t.note = info->tuned        ? "tuned (database)"
-             : info->shapeAware ? "shape-aware default"
-                                : "default configuration";
+    t.note = info->tuned ? "tuned (database)" : "default configuration";
     return llvm::Error::success();
   };
   if (llvm::Error e = autotune::restore(*in))

@@ -318,24 +318,6 @@ llvm::Error Compiler::inspect(const Program &program, const CompileRequest &req,
   return fn(kernel);
 }
 
-llvm::Expected<std::array<int64_t, 3>> Compiler::grid(const Program &program,
-                                                      const CompileRequest &req) {
-  auto sig = program.kernel(req.kernel);
-  if (!sig)
-    return sig.takeError();
-  std::array<int64_t, 3> out;
-  llvm::Error e = inspect(program, req, [&](tile::KernelOp kernel) -> llvm::Error {
-    auto g = evaluateGrid(kernel, *sig, req);
-    if (!g)
-      return g.takeError();
-    out = *g;
-    return llvm::Error::success();
-  });
-  if (e)
-    return std::move(e);
-  return out;
-}
-
 llvm::Expected<std::array<int64_t, 3>>
 Compiler::interpret(const Program &program, const CompileRequest &req,
                     llvm::ArrayRef<interp::Arg> args, unsigned threads, llvm::raw_ostream *out) {

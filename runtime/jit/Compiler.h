@@ -110,8 +110,6 @@ public:
   /// (under the compiler's lock); for inspection such as the autotuner's pruning.
   llvm::Error inspect(const Program &program, const CompileRequest &req,
                       llvm::function_ref<llvm::Error(mlir::tile::KernelOp)> fn);
-  /// The launch grid of the specialization `req` describes (frontend only).
-  llvm::Expected<std::array<int64_t, 3>> grid(const Program &program, const CompileRequest &req);
   /// Runs the specialization `req` describes in the CPU interpreter on host
   /// tensors; returns the grid it ran. Faults are rendered like compile errors.
   llvm::Expected<std::array<int64_t, 3>> interpret(const Program &program,

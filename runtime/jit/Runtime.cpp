@@ -2,7 +2,6 @@
 #include "runtime/jit/Runtime.h"
 #include "lib/Support/Errors.h"
 
-#include "runtime/autotune/Space.h"
 #include "runtime/autotune/TuneDB.h"
 
 #include "llvm/ADT/Twine.h"
@@ -46,10 +45,6 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &o
   if (opts.tuningDB != "off" && !(noTuning && *noTuning && std::string(noTuning) != "0"))
     rt->tuningDB_ = opts.tuningDB.empty() ? autotune::TuneDB::defaultPath() : opts.tuningDB;
   rt->gpuName_ = *name;
-  auto sms = rt->ctx_.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  if (!sms)
-    return sms.takeError();
-  rt->multiprocessors_ = (unsigned)*sms;
   return rt;
 }
 
@@ -105,15 +100,6 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
         info.tuned = true;
       }
     }
-    if (req.params.empty() && !info.tuned) {
-      // No parameters and no tuned ones: the default, unless it leaves the GPU idle.
-      auto params =
-          autotune::shapeAwareDefault(compiler_, program, sig, req, target_, multiprocessors_);
-      if (!params)
-        return params.takeError();
-      info.shapeAware = !params->empty();
-      req.params = std::move(*params);
-    }
     auto ck = compiler_.compile(program, req);
     if (!ck)
       return ck.takeError();
@@ -145,13 +131,11 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
       slot = std::make_unique<Loaded>(
           Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes, ck->key});
     }
-    found = prepared_.emplace(sigKey, Prepared{slot.get(), ck->grid, info.tuned, info.shapeAware})
-                .first;
+    found = prepared_.emplace(sigKey, Prepared{slot.get(), ck->grid, info.tuned}).first;
   }
   const Prepared &prep = found->second;
   info.grid = prep.grid;
   info.tuned = prep.tuned;
-  info.shapeAware = prep.shapeAware;
   info.threads = 32 * prep.loaded->numWarps;
   info.sharedBytes = prep.loaded->sharedBytes;
   info.key = prep.loaded->key;

@@ -37,10 +37,9 @@ struct LaunchInfo {
   bool compiled = false;      // this launch compiled (or loaded) the kernel
   bool fromDisk = false;      // ... from the disk cache
   bool cubinFromDisk = false; // the driver's JIT output came from the disk cache
-  bool tuned = false; // the tuning database chose the parameters (every launch of the signature)
-  bool shapeAware = false; // else the shape-aware default replaced the first values (Space.h)
-  double compileMs = 0;    // frontend + codegen, or frontend + disk read
-  double loadMs = 0;       // the driver's PTX JIT (cuLink) unless cached, and cuModuleLoadDataEx
+  bool tuned = false;   // the tuning database chose the parameters (every launch of the signature)
+  double compileMs = 0; // frontend + codegen, or frontend + disk read
+  double loadMs = 0;    // the driver's PTX JIT (cuLink) unless cached, and cuModuleLoadDataEx
   std::array<int64_t, 3> grid = {1, 1, 1};
   unsigned threads = 0;
   int64_t sharedBytes = 0;
@@ -103,7 +102,6 @@ private:
     Loaded *loaded = nullptr;
     std::array<int64_t, 3> grid = {1, 1, 1};
     bool tuned = false; // the tuning database chose the parameters
-    bool shapeAware = false;
   };
   Runtime(cuda::Context ctx, target::TargetInfo target, std::string deviceArch,
           std::unique_ptr<DiskCache> disk, unsigned optLevel)
@@ -120,7 +118,6 @@ private:
   std::unordered_map<std::string, std::unique_ptr<Loaded>> loaded_; // by content key
   std::unordered_map<std::string, Prepared> prepared_;              // by launch signature
   std::string tuningDB_, gpuName_;
-  unsigned multiprocessors_ = 0;
 };
 
 } // namespace tessera::jit

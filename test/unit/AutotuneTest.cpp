@@ -51,43 +51,6 @@ TEST(AutotuneSpace, EnumeratesTheCartesianProductDefaultFirst) {
   EXPECT_EQ(cs[5].text(), "A=3 num_warps=4");
 }
 
-/// The shape-aware default of examples/matmul.tile at M = N = K = `n` on a
-/// GPU of `sms` multiprocessors.
-std::map<std::string, int64_t> matmulDefault(int64_t n, unsigned sms) {
-  auto p = jit::Program::fromFile(std::string(TESSERA_SOURCE_DIR) + "/examples/matmul.tile");
-  EXPECT_TRUE((bool)p);
-  if (!p)
-    return {{"error", 1}};
-  jit::Compiler compiler;
-  jit::CompileRequest req;
-  req.kernel = "matmul";
-  req.dims = {{"M", n}, {"N", n}, {"K", n}};
-  auto params = shapeAwareDefault(compiler, **p, (*p)->kernels()[0], req,
-                                  *target::TargetInfo::lookup("sm_90a"), sms);
-  EXPECT_TRUE((bool)params) << (params ? "" : llvm::toString(params.takeError()));
-  return params ? *params : std::map<std::string, int64_t>{{"error", 1}};
-}
-
-TEST(AutotuneDefault, KeepsTheFirstValuesWhenTheGridFillsTheGpu) {
-  // 4096^3 in 128x128 tiles: 1024 programs for 132 multiprocessors.
-  EXPECT_TRUE(matmulDefault(4096, 132).empty());
-}
-
-TEST(AutotuneDefault, SmallerTilesWhenTheDefaultLeavesTheGpuIdle) {
-  // 1024^3: 64 programs of 128x128; 128x64 gives 128 (at least 90% of 132),
-  // the fewest programs that fill it, before 64x128 in declaration order;
-  // warps and stages stay the default's.
-  std::map<std::string, int64_t> want = {
-      {"BK", 64}, {"BM", 128}, {"BN", 64}, {"num_stages", 3}, {"num_warps", 8}};
-  EXPECT_EQ(matmulDefault(1024, 132), want);
-  // With 100 multiprocessors 64 programs are still too few; 128 fill.
-  EXPECT_EQ(matmulDefault(1024, 100), want);
-  // Nothing fills 140 multiprocessors at 256^3 (at most 16 programs): the most.
-  std::map<std::string, int64_t> most = {
-      {"BK", 64}, {"BM", 64}, {"BN", 64}, {"num_stages", 3}, {"num_warps", 8}};
-  EXPECT_EQ(matmulDefault(256, 140), most);
-}
-
 TEST(AutotunePrune, TileExtentsMustBePowersOfTwo) {
   auto v = verdicts("kernel k(x: tensor<f32, [N]>) tune B in [128, 96] grid [1] {\n"
                     "  store(x, [0], load(x, [0], [B]));\n}\n",
