@@ -62,7 +62,8 @@ namespace tessera::cuda {
   X(cuLinkCreate) \
   X(cuLinkAddData) \
   X(cuLinkComplete) \
-  X(cuLinkDestroy)
+  X(cuLinkDestroy) \
+  X(cuTensorMapEncodeTiled)
 // clang-format on
 
 struct DriverAPI {

@@ -11,10 +11,12 @@
 
 #include "runtime/autotune/TuneDB.h"
 #include "runtime/bench/Compare.h"
+#include "runtime/cuda/TensorMap.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 
 using namespace tessera;
 using namespace tessera::gputest;
@@ -42,6 +44,33 @@ TEST_F(Gpu, RepeatLaunchesDoNotRecompile) {
   ASSERT_TRUE((bool)other);
   EXPECT_EQ(runtime->loadedKernels(), loaded);
   EXPECT_EQ(other->grid[0], 5);
+}
+
+TEST_F(Gpu, TensorMapsAreEncodedAndCachedPerBuffer) {
+  auto a = up(HostTensor(DType::BF16, {256, 192}).random(rng));
+  auto b = up(HostTensor(DType::BF16, {256, 192}).random(rng));
+  cuda::TensorMapSpec spec;
+  spec.dtype = DType::BF16;
+  spec.shape = {256, 192};
+  spec.strides = {192, 1};
+  spec.box = {128, 64};
+  spec.swizzle = 128;
+  cuda::TensorMapCache cache;
+  auto ma = cache.get(a.arg().data, spec);
+  ASSERT_TRUE((bool)ma) << llvm::toString(ma.takeError());
+  auto again = cache.get(a.arg().data, spec);
+  ASSERT_TRUE((bool)again);
+  EXPECT_EQ(*again, *ma); // a hit: the same map
+  EXPECT_EQ(cache.size(), 1u);
+  auto mb = cache.get(b.arg().data, spec); // same signature, another buffer
+  ASSERT_TRUE((bool)mb);
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_NE(std::memcmp(*ma, *mb, sizeof(CUtensorMap)), 0); // the base differs inside
+  // A tensor TMA cannot describe is refused with the reason, nothing cached.
+  auto odd = cache.get(a.arg().data + 2, spec);
+  ASSERT_FALSE((bool)odd);
+  EXPECT_NE(llvm::toString(odd.takeError()).find("not aligned to 16 bytes"), std::string::npos);
+  EXPECT_EQ(cache.size(), 2u);
 }
 
 TEST_F(Gpu, UnalignedTensorsGetTheUnalignedVariant) {
