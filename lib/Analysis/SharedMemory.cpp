@@ -161,14 +161,20 @@ int64_t tessera::analysis::scratchBytes(Operation *op) {
   return 0;
 }
 
+namespace {
+/// A staged tile is stored along its source layout's fastest axis (the
+/// columns unless a blocked layout orders the rows first).
+bool storedRowMajor(RankedTensorType src) {
+  auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(src.getEncoding());
+  return !blocked || blocked.getOrder()[0] == 1;
+}
+} // namespace
+
 SharedEncodingAttr tessera::analysis::chooseStagingEncoding(RankedTensorType src,
                                                             Attribute reader) {
   MLIRContext *ctx = src.getContext();
   unsigned e = sharedEltBytes(src.getElementType());
-  // Stored along the source's fastest axis.
-  bool rowMajor = true;
-  if (auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(src.getEncoding()))
-    rowMajor = blocked.getOrder()[0] == 1;
+  bool rowMajor = storedRowMajor(src);
   FailureOr<Distribution> s = distributionOf(src);
   FailureOr<Distribution> r =
       failed(s) ? FailureOr<Distribution>()
@@ -197,9 +203,7 @@ SharedEncodingAttr tessera::analysis::chooseStagingEncoding(RankedTensorType src
 FailureOr<SharedEncodingAttr>
 tessera::analysis::chooseWgmmaEncoding(RankedTensorType src, unsigned opIdx, MmaLayoutAttr mma) {
   unsigned e = sharedEltBytes(src.getElementType());
-  bool rowMajor = true;
-  if (auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(src.getEncoding()))
-    rowMajor = blocked.getOrder()[0] == 1;
+  bool rowMajor = storedRowMajor(src);
   int64_t inner = rowMajor ? src.getShape()[1] : src.getShape()[0];
   // The contiguous axis is K for a K-major operand (A row-major, B column-major).
   bool kMajor = (opIdx == 0) == rowMajor;

@@ -44,12 +44,9 @@ unsigned axesOf(Value v) {
   if (Operation *def = v.getDefiningOp())
     slice.insert(def);
   unsigned axes = 0;
-  for (Operation *op : slice) {
-    if (auto pid = dyn_cast<ProgramIdOp>(op))
-      axes |= 1u << pid.getAxis();
-    // Ops with regions (loops) contribute the values their bodies use too.
+  // The walk visits each op and, for ops with regions (loops), their bodies.
+  for (Operation *op : slice)
     op->walk([&](ProgramIdOp pid) { axes |= 1u << pid.getAxis(); });
-  }
   return axes;
 }
 

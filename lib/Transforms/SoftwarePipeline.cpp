@@ -173,7 +173,6 @@ void pipeline(scf::ForOp loop, unsigned stages) {
   Location loc = loop.getLoc();
   MLIRContext *ctx = loop.getContext();
   OpBuilder b(loop);
-  Type i32 = b.getI32Type();
   auto cst = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)); };
   // One buffer of `stages` slots per load, in the load's own orientation.
   SmallVector<Value> buffers;
@@ -247,7 +246,6 @@ void pipeline(scf::ForOp loop, unsigned stages) {
     Value done = WarpgroupWaitOp::create(b, loc, res.getType(), res, 0);
     res.replaceAllUsesExcept(done, done.getDefiningOp());
   }
-  (void)i32;
 }
 
 struct TileSoftwarePipeline : tile::impl::TileSoftwarePipelineBase<TileSoftwarePipeline> {

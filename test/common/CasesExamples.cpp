@@ -13,13 +13,6 @@ using namespace tessera::testutil;
 
 namespace {
 
-std::string nameOf(const char *base, std::initializer_list<std::pair<const char *, int64_t>> dims) {
-  std::string s = base;
-  for (auto [n, v] : dims)
-    s += std::string("_") + n + std::to_string(v);
-  return s;
-}
-
 std::string nameOf(const char *base, const std::vector<std::pair<std::string, int64_t>> &parts) {
   std::string s = base;
   for (auto &[n, v] : parts)

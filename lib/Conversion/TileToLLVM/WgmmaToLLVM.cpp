@@ -31,8 +31,9 @@ using tessera::analysis::MatrixDescriptor;
 
 namespace {
 
-Value mmaOperandSlot(ConversionPatternRewriter &rw, Location loc, Value ptr) {
-  // The 18-bit shared-window address, in 16-byte units.
+/// A descriptor's start-address field for the slot at `ptr`: its 18-bit
+/// shared-window address in 16-byte units.
+Value addressField(ConversionPatternRewriter &rw, Location loc, Value ptr) {
   Value addr = LLVM::PtrToIntOp::create(rw, loc, rw.getI64Type(), ptr);
   Value masked = LLVM::AndOp::create(rw, loc, addr, i64Const(rw, loc, 0x3FFFF));
   return LLVM::LShrOp::create(rw, loc, masked, i64Const(rw, loc, 4));
@@ -47,12 +48,11 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
     auto accTy = cast<RankedTensorType>(op.getType());
     auto mma = cast<tile::MmaLayoutAttr>(accTy.getEncoding());
     Type structTy = getTypeConverter()->convertType(accTy);
-    FailureOr<Distribution> dist = distribute(accTy);
     tile::SharedGeometry geoA = op.getA().getType().getGeometry(),
                          geoB = op.getB().getType().getGeometry();
     std::optional<MatrixDescriptor> da = tessera::analysis::describeOperand(geoA, true),
                                     db = tessera::analysis::describeOperand(geoB, false);
-    if (!structTy || failed(dist) || !da || !db)
+    if (!structTy || !da || !db)
       return op.emitError("internal compiler error: no wgmma descriptors for this dot");
     int64_t m = accTy.getShape()[0], n = accTy.getShape()[1];
     int64_t k = op.getA().getType().getShape()[1];
@@ -64,8 +64,7 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
              << m << ", " << n << "] accumulator is not whole wgmma instructions of " << mma;
 
     // The warpgroup's position: its first row (A) and column (B).
-    auto [lane, warp] = laneAndWarp(rw, loc);
-    (void)lane;
+    Value warp = laneAndWarp(rw, loc).second;
     Value group = LLVM::UDivOp::create(rw, loc, warp, i32Const(rw, loc, 4));
     Value gM = LLVM::URemOp::create(rw, loc, group, i32Const(rw, loc, gm));
     Value gN = LLVM::UDivOp::create(rw, loc, group, i32Const(rw, loc, gm));
@@ -76,7 +75,7 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
       return op.emitError("internal compiler error: a warpgroup's wgmma operand does not start "
                           "on a swizzle period");
     auto base = [&](Value ptr, Value g, int64_t step, const MatrixDescriptor &d) {
-      Value units = mmaOperandSlot(rw, loc, ptr);
+      Value units = addressField(rw, loc, ptr);
       Value g64 = LLVM::ZExtOp::create(rw, loc, rw.getI64Type(), g);
       Value moved = LLVM::MulOp::create(rw, loc, g64, i64Const(rw, loc, step >> 4));
       Value lo = LLVM::AddOp::create(rw, loc, units, moved);
