@@ -81,6 +81,36 @@ LogicalResult MemDescTransOp::verify() {
   return success();
 }
 
+LogicalResult TmaCopyOp::verify() {
+  GlobalTensorType tensor = getTensor().getType();
+  MemDescType dst = getDst().getType();
+  if ((int64_t)getCoords().size() != tensor.getRank())
+    return emitOpError() << "needs " << tensor.getRank() << " coordinates for a rank-"
+                         << tensor.getRank() << " tensor, got " << getCoords().size();
+  if (dst.getRank() != 2 || tensor.getRank() < 2 || tensor.getRank() > 5)
+    return emitOpError() << "copies a 2-D tile of a tensor of rank 2 to 5 into a 2-D slot";
+  if (dst.getElementType() != tensor.getElementType())
+    return emitOpError() << "slot element type " << dst.getElementType()
+                         << " differs from the tensor's " << tensor.getElementType();
+  if (!dst.getGeometry().rowMajor)
+    return emitOpError() << "writes slots stored along the tensor's last axis, got "
+                         << dst.getEncoding();
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (!kernel)
+    return success();
+  auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps");
+  if (!maps || getMap() >= maps.size())
+    return emitOpError() << "names tensor map " << getMap()
+                         << ", which the kernel's tile.tensor_maps does not list";
+  auto entry = dyn_cast<DictionaryAttr>(maps[getMap()]);
+  auto arg = entry ? entry.getAs<IntegerAttr>("arg") : IntegerAttr();
+  auto blockArg = dyn_cast<BlockArgument>(getTensor());
+  if (!arg || !blockArg || blockArg.getArgNumber() != arg.getInt())
+    return emitOpError() << "copies a tensor other than the one tensor map " << getMap()
+                         << " describes";
+  return success();
+}
+
 LogicalResult AsyncCopyOp::verify() {
   GlobalTensorType tensor = getTensor().getType();
   MemDescType dst = getDst().getType();

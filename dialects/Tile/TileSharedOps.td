@@ -231,4 +231,67 @@ def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [AllTypesMatch<["value", "r
   let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
+def Tile_MBarrierAllocOp : Tile_Op<"mbarrier_alloc", [
+    MemoryEffects<[MemAlloc<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "allocates and initialises a row of transaction barriers";
+  let description = [{
+    One thread initialises each barrier to expect `arrivals` arrivals per
+    phase (phase 0 running); the block then synchronises, so every thread
+    sees them initialised. tile-allocate-shared places them (`tile.offset`);
+    they live to the end of the kernel. Each program executes the op at most
+    once (tile-software-pipeline makes it only before a loop that is not
+    inside another loop).
+
+    ```mlir
+    %bars = tile.mbarrier_alloc {arrivals = 2 : i32} : !tile.mbarrier<3>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$arrivals);
+  let results = (outs Tile_MBarrierType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+def Tile_TmaCopyOp : Tile_Op<"tma_copy", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "starts a TMA copy of a tile from global memory into a shared slot";
+  let description = [{
+    Reads what `tile.load %tensor[%coords]` of the slot's shape would read
+    (elements outside the tensor become 0) and writes it into `dst` in the
+    slot's encoding, through `cp.async.bulk.tensor` with the tensor map
+    `map` of the kernel's `tile.tensor_maps` (one copy per column block of a
+    swizzled slot). One thread of the block arrives on barrier `index` of
+    `bars`, expecting the slot's bytes, and issues the copies; the barrier's
+    phase completes when they have landed. With `pred` false nothing happens.
+
+    ```mlir
+    tile.tma_copy %a[%i, %k], %slot, %bars[%s] if %p {map = 0 : i32}
+        : !tile.tensor<?x?xbf16>, !tile.memdesc<128x64xbf16, #shared>, !tile.mbarrier<3>
+    ```
+  }];
+  let arguments = (ins Tile_TensorType:$tensor, Variadic<I32>:$coords, Tile_MemDescType:$dst,
+                       Tile_MBarrierType:$bars, I32:$index, Optional<I1>:$pred,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$map);
+  let assemblyFormat = [{
+    $tensor `[` $coords `]` `,` $dst `,` $bars `[` $index `]` (`if` $pred^)? attr-dict `:`
+    type($tensor) `,` qualified(type($dst)) `,` qualified(type($bars))
+  }];
+  let hasVerifier = 1;
+}
+
+// Writes: the copies it completes become visible (and it must not be erased).
+def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait", [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "waits until a barrier's phase of the given parity has completed";
+  let description = [{
+    Every thread waits (mbarrier.try_wait.parity) until barrier `index` of
+    `bars` has completed the phase whose parity is `phase` (0 or 1); the TMA
+    copies that completed on it are then visible to the thread.
+
+    ```mlir
+    tile.mbarrier_wait %bars[%s], %phase : !tile.mbarrier<3>
+    ```
+  }];
+  let arguments = (ins Tile_MBarrierType:$bars, I32:$index, I32:$phase);
+  let assemblyFormat = "$bars `[` $index `]` `,` $phase attr-dict `:` qualified(type($bars))";
+}
+
 #endif // TILE_SHARED_OPS_TD

@@ -72,4 +72,21 @@ def Tile_MemDescType : TypeDef<Tile_Dialect, "MemDesc"> {
   }];
 }
 
+def Tile_MBarrierType : TypeDef<Tile_Dialect, "MBarrier"> {
+  let mnemonic = "mbarrier";
+  let summary = "a row of transaction barriers in shared memory";
+  let description = [{
+    `count` mbarrier objects (8 bytes each) in the block's shared memory, one
+    per slot of a pipelined buffer: a TMA copy completes its bytes on the
+    slot's barrier, and readers wait for the barrier's phase. Made by
+    `tile.mbarrier_alloc`.
+
+    ```mlir
+    !tile.mbarrier<3>
+    ```
+  }];
+  let parameters = (ins "unsigned":$count);
+  let assemblyFormat = "`<` $count `>`";
+}
+
 #endif // TILE_TYPES_TD

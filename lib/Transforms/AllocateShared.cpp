@@ -9,7 +9,8 @@
 // from it counts as a use until its own users, the dot whose fragment loads
 // the lowering places next to their mma instructions); a use inside a
 // loop the buffer was not allocated in keeps it live to the loop's end;
-// scratch lives only at its op. Buffers whose intervals do not overlap share
+// scratch lives only at its op; transaction barriers (`tile.mbarrier_alloc`)
+// live to the kernel's end. Buffers whose intervals do not overlap share
 // memory; the rest are placed first-fit, largest first, at the alignment
 // their encoding needs. The total goes on the kernel as `tile.shared_bytes`,
 // checked against the target's limit.
@@ -27,6 +28,8 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
+
+constexpr int64_t kBarrierBytes = 8; // one mbarrier object
 
 struct Buffer {
   Operation *op;
@@ -83,6 +86,10 @@ struct TileAllocateShared : tile::impl::TileAllocateSharedBase<TileAllocateShare
           }
         }
         buffers.push_back(b);
+      } else if (auto bars = dyn_cast<MBarrierAllocOp>(op)) {
+        // Live to the end: an mbarrier's memory is not reused while valid.
+        buffers.push_back(
+            Buffer{op, kBarrierBytes * bars.getType().getCount(), kBarrierBytes, pos[op], n});
       } else if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
         if (std::optional<SharedGeometry> g = tessera::analysis::scratchOf(cvt)) {
           tessera::analysis::recordScratch(cvt, *g);
@@ -120,7 +127,8 @@ struct TileAllocateShared : tile::impl::TileAllocateSharedBase<TileAllocateShare
     }
     Builder b(&getContext());
     for (Buffer &buf : buffers)
-      buf.op->setAttr(isa<LocalAllocOp>(buf.op) ? "tile.offset" : "tile.scratch_offset",
+      buf.op->setAttr(isa<LocalAllocOp, MBarrierAllocOp>(buf.op) ? "tile.offset"
+                                                                 : "tile.scratch_offset",
                       b.getI64IntegerAttr(buf.offset));
     kernel->setAttr("tile.shared_bytes", b.getI64IntegerAttr(total));
     if (checkLimit && total > target->maxSharedBytesPerBlock()) {

@@ -8,7 +8,9 @@
 // its interval (its own write-to-read barrier is emitted by its lowering). An
 // asynchronous copy must not start before earlier readers of its buffer are
 // past a barrier, but its data becomes a pending write only at the
-// `tile.async_wait` that completes it. Loops are analysed until the state on
+// `tile.async_wait` that completes it. A TMA copy likewise waits for earlier
+// readers, but its data is published by the `tile.mbarrier_wait` every reader
+// runs, so it never needs a barrier after it. Loops are analysed until the state on
 // their back edge is stable, so a buffer read at the end of one iteration and
 // written at the start of the next gets its barrier; both branches of an `if`
 // are merged. wgmma reads its operands through the async proxy: in a kernel
@@ -138,6 +140,23 @@ private:
       if (conflicts(s, a))
         barrierBefore(op, s, insert);
       s.outstanding.insert(a);
+      return;
+    }
+    if (auto copy = dyn_cast<TmaCopyOp>(op)) {
+      // Complete at the mbarrier_wait of its slot, which makes the data
+      // visible to each waiting thread: never a pending write.
+      auto [lo, hi] = bufferOf(copy.getDst());
+      if (conflicts(s, Access{lo, hi, true}))
+        barrierBefore(op, s, insert);
+      return;
+    }
+    if (auto bars = dyn_cast<MBarrierAllocOp>(op)) {
+      // Initialised by one thread after earlier users of the bytes are past a
+      // barrier; the lowering ends with a barrier of its own.
+      if (auto off = bars->getAttrOfType<IntegerAttr>("tile.offset"))
+        if (conflicts(s, Access{off.getInt(), off.getInt() + 8 * bars.getType().getCount(), true}))
+          barrierBefore(op, s, insert);
+      s.pending.clear();
       return;
     }
     if (isa<AsyncWaitOp>(op)) {

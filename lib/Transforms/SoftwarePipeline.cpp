@@ -18,6 +18,16 @@
 // (and one of 0 after the loop), and copies run S-2 iterations ahead, into
 // the slot read two iterations earlier, whose dot is complete by then.
 //
+// On targets with TMA (sm_90), in the aligned specialization, a loop that is
+// not inside another loop copies with TMA when every candidate's slot is a
+// swizzled encoding TMA can write (rows a multiple of 8 and at most 256, a
+// tensor of rank 2 to 5 that is a kernel argument): the kernel lists one
+// tensor map per (tensor, box) in `tile.tensor_maps` ({arg, box outermost
+// first, swizzle}), a row of S transaction barriers (`tile.mbarrier_alloc`,
+// one arrival per copy) replaces the commit groups, and the iteration's wait
+// is `tile.mbarrier_wait` on its slot's barrier with the phase parity
+// (k / S) & 1 of its k-th iteration.
+//
 // Copies for iterations past the loop's end are predicated off (the slot is
 // zero-filled, nothing is read), so trip counts smaller than S work; masked
 // elements of ragged blocks are zero-filled by the copy's source size.
@@ -32,6 +42,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tile {
@@ -51,7 +62,51 @@ struct Candidate {
   LocalAllocOp alloc;
   SmallVector<Operation *> slice; // the coordinate computation, in order
   unsigned vec = 1;
+  int64_t tmaMap = -1; // index into tile.tensor_maps when copied by TMA
 };
+
+/// Whether TMA can write `c`'s slot (`enc` is its encoding) in one copy per
+/// column block; appends the box (outermost first) and the swizzle.
+bool tmaBox(Candidate &c, SharedEncodingAttr enc, SmallVector<int64_t> &box, unsigned &swizzle) {
+  auto tensor = c.load.getTensor();
+  auto arg = dyn_cast<BlockArgument>(tensor);
+  auto tt = cast<GlobalTensorType>(tensor.getType());
+  auto tile = cast<RankedTensorType>(c.load.getType());
+  Type elt = tile.getElementType();
+  if (!arg || !isa<KernelOp>(arg.getOwner()->getParentOp()) || tt.getRank() > 5 ||
+      !(elt.isF16() || elt.isBF16() || elt.isF32()))
+    return false;
+  auto slot = MemDescType::get(tile.getContext(), tile.getShape(), elt, enc);
+  SharedGeometry g = slot.getGeometry();
+  if (!g.rowMajor || !g.swizzle || g.rows % 8 || g.rows > 256)
+    return false;
+  int64_t inner = g.swizzle / g.eltBytes;
+  if (g.cols % inner)
+    return false;
+  box.assign(tt.getRank() - 2, 1);
+  box.push_back(g.rows);
+  box.push_back(inner);
+  swizzle = g.swizzle;
+  return true;
+}
+
+/// The index of the tensor map of (`arg`, `box`, `swizzle`) in the kernel's
+/// tile.tensor_maps, added when new.
+int64_t tensorMapIndex(KernelOp kernel, unsigned arg, ArrayRef<int64_t> box, unsigned swizzle) {
+  Builder b(kernel.getContext());
+  SmallVector<Attribute> maps;
+  if (auto old = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps"))
+    maps.assign(old.begin(), old.end());
+  auto entry = b.getDictionaryAttr({b.getNamedAttr("arg", b.getI64IntegerAttr(arg)),
+                                    b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
+                                    b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle))});
+  for (auto [i, m] : llvm::enumerate(maps))
+    if (m == entry)
+      return i;
+  maps.push_back(entry);
+  kernel->setAttr("tile.tensor_maps", b.getArrayAttr(maps));
+  return maps.size() - 1;
+}
 
 /// The ops in `loop`'s body that `v` depends on, when they are pure and reach
 /// only the induction variable and values from outside; appended in order.
@@ -157,7 +212,28 @@ WarpgroupDotOp asyncCandidate(scf::ForOp loop, unsigned stages) {
   return dot;
 }
 
-void pipeline(scf::ForOp loop, unsigned stages) {
+/// Whether `loop`'s candidates are copied by TMA; sets their maps.
+bool useTma(scf::ForOp loop, SmallVector<Candidate> &cands, SmallVector<MemDescType> &slotTypes,
+            const tessera::target::TargetInfo &target) {
+  auto kernel = loop->getParentOfType<KernelOp>();
+  auto aligned = kernel->getAttrOfType<BoolAttr>("tile.aligned");
+  if (!target.hasTMA() || (aligned && !aligned.getValue()))
+    return false;
+  for (Operation *p = loop->getParentOp(); p != kernel; p = p->getParentOp())
+    if (isa<LoopLikeOpInterface>(p))
+      return false; // the barriers are initialised once per program
+  SmallVector<SmallVector<int64_t>> boxes(cands.size());
+  SmallVector<unsigned> swizzles(cands.size());
+  for (auto [i, c] : llvm::enumerate(cands))
+    if (!tmaBox(c, cast<SharedEncodingAttr>(slotTypes[i].getEncoding()), boxes[i], swizzles[i]))
+      return false;
+  for (auto [i, c] : llvm::enumerate(cands))
+    c.tmaMap = tensorMapIndex(kernel, cast<BlockArgument>(c.load.getTensor()).getArgNumber(),
+                              boxes[i], swizzles[i]);
+  return true;
+}
+
+void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInfo &target) {
   SmallVector<Candidate> cands;
   for (Operation &op : *loop.getBody())
     if (auto load = dyn_cast<LoadOp>(op))
@@ -189,17 +265,27 @@ void pipeline(scf::ForOp loop, unsigned stages) {
     buffers.push_back(LocalAllocOp::create(b, loc, bufTy, Value()));
     slotTypes.push_back(slot);
   }
+  bool tma = useTma(loop, cands, slotTypes, target);
+  Value bars;
+  if (tma)
+    bars = MBarrierAllocOp::create(b, loc, MBarrierType::get(ctx, stages),
+                                   b.getI32IntegerAttr(cands.size()));
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
   auto issue = [&](Value iv, Value slotIndex) {
     Value pred = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, ub);
     for (auto [c, buf, slotTy] : llvm::zip(cands, buffers, slotTypes)) {
       Value slot = MemDescIndexOp::create(b, loc, slotTy, buf, slotIndex);
       SmallVector<Value> coords = coordsAt(b, loop, c, iv);
-      AsyncCopyOp::create(b, loc, c.load.getTensor(), coords, slot, pred,
-                          cast<RankedTensorType>(c.load.getType()).getEncoding(),
-                          b.getI32IntegerAttr(c.vec));
+      if (tma)
+        TmaCopyOp::create(b, loc, c.load.getTensor(), coords, slot, bars, slotIndex, pred,
+                          b.getI32IntegerAttr(c.tmaMap));
+      else
+        AsyncCopyOp::create(b, loc, c.load.getTensor(), coords, slot, pred,
+                            cast<RankedTensorType>(c.load.getType()).getEncoding(),
+                            b.getI32IntegerAttr(c.vec));
     }
-    AsyncCommitGroupOp::create(b, loc);
+    if (!tma)
+      AsyncCommitGroupOp::create(b, loc);
   };
   // Prologue: iterations 0 .. ahead-1.
   for (unsigned s = 0; s < ahead; ++s) {
@@ -208,10 +294,16 @@ void pipeline(scf::ForOp loop, unsigned stages) {
   }
   // Steady state, at the top of the body.
   b.setInsertionPointToStart(loop.getBody());
-  AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(ahead - 1));
+  if (!tma)
+    AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(ahead - 1));
   Value iv = loop.getInductionVar();
   Value k = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, lb), step);
   Value cur = arith::RemSIOp::create(b, loc, k, cst(stages));
+  if (tma) {
+    Value phase =
+        arith::AndIOp::create(b, loc, arith::DivSIOp::create(b, loc, k, cst(stages)), cst(1));
+    MBarrierWaitOp::create(b, loc, bars, cur, phase);
+  }
   Value next =
       arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, k, cst(ahead)), cst(stages));
   Value ivNext = arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, step, cst(ahead)));
@@ -230,8 +322,10 @@ void pipeline(scf::ForOp loop, unsigned stages) {
       c.transpose.erase();
     c.load.erase();
   }
-  // Epilogue: nothing may still be writing the buffers.
-  AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(0));
+  // Epilogue: nothing may still be writing the buffers (TMA copies past the
+  // end were never issued; every other one was waited for).
+  if (!tma)
+    AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(0));
   if (asyncDot) {
     // The dot's group stays in flight: the next iteration's dot accumulates
     // into the same registers; the previous iteration's is complete.
@@ -263,7 +357,7 @@ struct TileSoftwarePipeline : tile::impl::TileSoftwarePipelineBase<TileSoftwareP
     SmallVector<scf::ForOp> loops;
     kernel.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops)
-      pipeline(loop, stages);
+      pipeline(loop, stages, *target);
   }
 };
 

@@ -66,6 +66,8 @@ std::string tessera::cuda::tmaUnsupported(CUdeviceptr base, const TensorMapSpec 
     if (d + 1 < rank && (spec.strides[d] * e) % 16)
       return "a stride of " + std::to_string(spec.strides[d] * e) +
              " bytes (a multiple of 16 needed)";
+    if (d + 1 < rank && spec.strides[d] * e >= (int64_t(1) << 40))
+      return "a stride of " + std::to_string(spec.strides[d] * e) + " bytes (below 2^40 needed)";
   }
   int64_t inner = spec.box.back() * e;
   if (inner % 16)

@@ -37,7 +37,7 @@ struct TensorMapSpec {
 
 /// Why TMA cannot describe `spec` at `base` ("" when it can): rank 1 to 5,
 /// a 16-byte aligned base, the innermost axis contiguous, other strides
-/// multiples of 16 bytes, extents up to 2^32, box extents 1 to 256 with an
+/// multiples of 16 bytes below 2^40, extents up to 2^32, box extents 1 to 256 with an
 /// innermost run of a multiple of 16 bytes and at most the swizzle width.
 std::string tmaUnsupported(CUdeviceptr base, const TensorMapSpec &spec);
 
@@ -50,6 +50,8 @@ class TensorMapCache {
 public:
   llvm::Expected<const CUtensorMap *> get(CUdeviceptr base, const TensorMapSpec &spec);
   size_t size() const { return maps_.size(); }
+  /// Forgets every map (pointers from `get` dangle afterwards).
+  void clear() { maps_.clear(); }
   /// The cache key of `spec` at `base` (what a map depends on).
   static std::string key(CUdeviceptr base, const TensorMapSpec &spec);
 

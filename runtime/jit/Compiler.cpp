@@ -384,6 +384,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
       out.entry = hit->entry;
       out.numWarps = hit->numWarps;
       out.sharedBytes = hit->sharedBytes;
+      out.tensorMaps = std::move(hit->tensorMaps);
       out.fromDisk = true;
       finish();
       return out;
@@ -397,16 +398,27 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
       return makeError(rendered(diags));
   }
   module->walk([&](mlir::LLVM::LLVMFuncOp fn) {
-    if (fn.getSymName() == sig->name)
-      if (auto b = fn->getAttrOfType<mlir::IntegerAttr>("tile.shared_bytes"))
-        out.sharedBytes = b.getInt();
+    if (fn.getSymName() != sig->name)
+      return;
+    if (auto b = fn->getAttrOfType<mlir::IntegerAttr>("tile.shared_bytes"))
+      out.sharedBytes = b.getInt();
+    if (auto maps = fn->getAttrOfType<mlir::ArrayAttr>("tile.tensor_maps"))
+      for (mlir::Attribute m : maps) {
+        auto d = llvm::cast<mlir::DictionaryAttr>(m);
+        TensorMapUse use;
+        use.param = d.getAs<mlir::IntegerAttr>("arg").getInt();
+        auto box = d.getAs<mlir::DenseI64ArrayAttr>("box").asArrayRef();
+        use.box.assign(box.begin(), box.end());
+        use.swizzle = d.getAs<mlir::IntegerAttr>("swizzle").getInt();
+        out.tensorMaps.push_back(std::move(use));
+      }
   });
   auto ptx = pipeline::toPTX(*module, req.arch, req.optLevel);
   if (!ptx)
     return makeError("code generation failed: " + llvm::toString(ptx.takeError()));
   out.ptx = std::move(*ptx);
   if (cache_) {
-    CacheEntry e{out.entry, out.ptx, out.numWarps, out.sharedBytes};
+    CacheEntry e{out.entry, out.ptx, out.numWarps, out.sharedBytes, out.tensorMaps};
     if (llvm::Error e2 = cache_->store(out.key, e))
       llvm::consumeError(std::move(e2)); // a read-only cache only costs recompiles
   }

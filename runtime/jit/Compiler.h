@@ -15,6 +15,7 @@
 #include "lib/Support/DType.h"
 #include "lib/Support/Diagnostics.h"
 #include "lib/Target/TargetInfo.h"
+#include "runtime/jit/DiskCache.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
@@ -37,8 +38,6 @@ struct Arg;
 }
 
 namespace tessera::jit {
-
-class DiskCache;
 
 /// One kernel parameter as declared.
 struct ParamInfo {
@@ -95,6 +94,7 @@ struct CompiledKernel {
   std::string ptx;
   unsigned numWarps = kDefaultNumWarps;
   int64_t sharedBytes = 0;
+  std::vector<TensorMapUse> tensorMaps;    // trailing TMA parameters, in order
   std::array<int64_t, 3> grid = {1, 1, 1}; // for the request's dims and scalars
   bool fromDisk = false;
   double compileMs = 0; // frontend + (unless from disk) code generation

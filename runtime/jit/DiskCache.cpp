@@ -38,7 +38,8 @@ std::string DiskCache::pathOf(llvm::StringRef key) const {
 }
 
 // Entry format: a text header of `name value` lines, a blank line, the PTX.
-static constexpr llvm::StringLiteral kMagic = "tessera-kernel-cache 1";
+// Version 2 added the `tmap <param> <swizzle> <box0>x<box1>...` lines.
+static constexpr llvm::StringLiteral kMagic = "tessera-kernel-cache 2";
 
 std::optional<CacheEntry> DiskCache::load(llvm::StringRef key) const {
   std::string path = pathOf(key);
@@ -74,6 +75,18 @@ std::optional<CacheEntry> DiskCache::load(llvm::StringRef key) const {
       return corrupt();
     else if (name == "bytes" && value.getAsInteger(10, bytes))
       return corrupt();
+    else if (name == "tmap") {
+      llvm::SmallVector<llvm::StringRef> f, box;
+      value.split(f, ' ');
+      TensorMapUse m;
+      if (f.size() != 3 || f[0].getAsInteger(10, m.param) || f[1].getAsInteger(10, m.swizzle))
+        return corrupt();
+      f[2].split(box, 'x');
+      for (llvm::StringRef b : box)
+        if (b.getAsInteger(10, m.box.emplace_back()))
+          return corrupt();
+      e.tensorMaps.push_back(std::move(m));
+    }
   }
   if (fileKey != key || e.entry.empty() || bytes != ptx.size() || sha != sha256Hex(ptx))
     return corrupt();
@@ -95,9 +108,12 @@ llvm::Error DiskCache::store(llvm::StringRef key, const CacheEntry &e) const {
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << kMagic << "\nkey " << key << "\nentry " << e.entry << "\nwarps " << e.numWarps
-       << "\nshared " << e.sharedBytes << "\nbytes " << e.ptx.size() << "\nsha256 "
-       << sha256Hex(e.ptx) << "\n\n"
-       << e.ptx;
+       << "\nshared " << e.sharedBytes;
+    for (const TensorMapUse &m : e.tensorMaps) {
+      os << "\ntmap " << m.param << ' ' << m.swizzle << ' ';
+      llvm::interleave(m.box, os, "x");
+    }
+    os << "\nbytes " << e.ptx.size() << "\nsha256 " << sha256Hex(e.ptx) << "\n\n" << e.ptx;
     os.close();
     if (os.has_error()) {
       (void)llvm::sys::fs::remove(tmp);

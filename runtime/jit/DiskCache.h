@@ -18,13 +18,27 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tessera::jit {
+
+/// A TMA tensor map a kernel takes as a trailing parameter (docs/kernel-abi.md):
+/// of the tensor that is declared parameter `param`, with this box (per axis,
+/// outermost first) and swizzle (bytes).
+struct TensorMapUse {
+  unsigned param = 0;
+  std::vector<int64_t> box;
+  unsigned swizzle = 0;
+  bool operator==(const TensorMapUse &o) const {
+    return param == o.param && box == o.box && swizzle == o.swizzle;
+  }
+};
 
 struct CacheEntry {
   std::string entry, ptx;
   unsigned numWarps = kDefaultNumWarps;
   int64_t sharedBytes = 0;
+  std::vector<TensorMapUse> tensorMaps;
 };
 
 class DiskCache {

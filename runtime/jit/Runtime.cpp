@@ -57,9 +57,54 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   auto bound = bindArguments(sig, args);
   if (!bound)
     return bound.takeError();
-  const std::map<std::string, int64_t> &dims = bound->dims;
-  bool aligned = bound->aligned;
+  LaunchInfo info;
+  auto found = prepare(program, sig, *bound, bound->aligned, opts, info);
+  if (!found)
+    return found.takeError();
+  // TMA: the aligned variant's tensor maps, or the cp.async variant when TMA
+  // cannot describe one of the tensors.
+  std::vector<const CUtensorMap *> maps;
+  auto complete = tensorMapsFor(*(*found)->loaded, args, maps);
+  if (!complete)
+    return complete.takeError();
+  if (!*complete) {
+    found = prepare(program, sig, *bound, /*aligned=*/false, opts, info);
+    if (!found)
+      return found.takeError();
+    maps.clear();
+  }
+  for (const CUtensorMap *m : maps)
+    bound->pointers.push_back(const_cast<CUtensorMap *>(m));
+  info.tensorMaps = maps.size();
+  const Prepared &prep = **found;
+  info.grid = prep.grid;
+  info.tuned = prep.tuned;
+  info.threads = 32 * prep.loaded->numWarps;
+  info.sharedBytes = prep.loaded->sharedBytes;
+  info.key = prep.loaded->key;
+  for (int64_t g : prep.grid) {
+    if (g <= 0)
+      return info; // no programs: nothing to launch
+    if (g > INT32_MAX)
+      return makeError("the grid clause of '" + sig.name + "' gives " + llvm::Twine(g) +
+                       " programs on one axis");
+  }
+  const cuda::DriverAPI &api = *cuda::driver();
+  if (llvm::Error e =
+          cuda::check(api.cuLaunchKernel(prep.loaded->fn, (unsigned)prep.grid[0],
+                                         (unsigned)prep.grid[1], (unsigned)prep.grid[2],
+                                         info.threads, 1, 1, (unsigned)prep.loaded->sharedBytes,
+                                         opts.stream, bound->pointers.data(), nullptr),
+                      "cuLaunchKernel(" + sig.name + ")"))
+    return std::move(e);
+  return info;
+}
 
+llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
+                                                     const KernelSignature &sig,
+                                                     const Binding &bound, bool aligned,
+                                                     const LaunchOptions &opts, LaunchInfo &info) {
+  const std::map<std::string, int64_t> &dims = bound.dims;
   // The launch signature: one lookup on repeat launches.
   std::string sigKey;
   sigKey.reserve(128);
@@ -73,7 +118,6 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   sigKey.append(1, '#');
   for (auto &[n, v] : dims)
     sigKey.append(n).append(1, '=').append(std::to_string(v)).append(1, ',');
-  LaunchInfo info;
   auto found = prepared_.find(sigKey);
   if (found == prepared_.end()) {
     CompileRequest req;
@@ -129,32 +173,40 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
       info.loadMs =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       slot = std::make_unique<Loaded>(
-          Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes, ck->key});
+          Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes, ck->key, ck->tensorMaps});
     }
     found = prepared_.emplace(sigKey, Prepared{slot.get(), ck->grid, info.tuned}).first;
   }
-  const Prepared &prep = found->second;
-  info.grid = prep.grid;
-  info.tuned = prep.tuned;
-  info.threads = 32 * prep.loaded->numWarps;
-  info.sharedBytes = prep.loaded->sharedBytes;
-  info.key = prep.loaded->key;
-  for (int64_t g : prep.grid) {
-    if (g <= 0)
-      return info; // no programs: nothing to launch
-    if (g > INT32_MAX)
-      return makeError("the grid clause of '" + sig.name + "' gives " + llvm::Twine(g) +
-                       " programs on one axis");
+  return &found->second;
+}
+
+llvm::Expected<bool> Runtime::tensorMapsFor(const Loaded &loaded, llvm::ArrayRef<Arg> args,
+                                            std::vector<const CUtensorMap *> &maps) {
+  // A bound on the maps of buffers long freed; between launches no map is in use.
+  constexpr size_t kMaxCachedMaps = 4096;
+  if (tensorMaps_.size() > kMaxCachedMaps)
+    tensorMaps_.clear();
+  for (const TensorMapUse &use : loaded.tensorMaps) {
+    const TensorArg &t = std::get<TensorArg>(args[use.param]);
+    cuda::TensorMapSpec spec;
+    spec.dtype = t.dtype;
+    spec.shape = t.shape;
+    spec.strides = t.strides;
+    if (spec.strides.empty()) {
+      spec.strides.assign(t.shape.size(), 1);
+      for (size_t d = t.shape.size(); d-- > 1;)
+        spec.strides[d - 1] = spec.strides[d] * t.shape[d];
+    }
+    spec.box = use.box;
+    spec.swizzle = use.swizzle;
+    if (!cuda::tmaUnsupported(t.data, spec).empty())
+      return false;
+    auto map = tensorMaps_.get(t.data, spec);
+    if (!map)
+      return map.takeError();
+    maps.push_back(*map);
   }
-  const cuda::DriverAPI &api = *cuda::driver();
-  if (llvm::Error e =
-          cuda::check(api.cuLaunchKernel(prep.loaded->fn, (unsigned)prep.grid[0],
-                                         (unsigned)prep.grid[1], (unsigned)prep.grid[2],
-                                         info.threads, 1, 1, (unsigned)prep.loaded->sharedBytes,
-                                         opts.stream, bound->pointers.data(), nullptr),
-                      "cuLaunchKernel(" + sig.name + ")"))
-    return std::move(e);
-  return info;
+  return true;
 }
 
 llvm::Expected<std::string> tessera::jit::driverCubin(const CompiledKernel &ck, DiskCache *cache,
@@ -170,8 +222,8 @@ llvm::Expected<std::string> tessera::jit::driverCubin(const CompiledKernel &ck, 
   if (!cubin)
     return cubin.takeError();
   if (cache)
-    if (llvm::Error e =
-            cache->store(cubinKey, CacheEntry{ck.entry, *cubin, ck.numWarps, ck.sharedBytes}))
+    if (llvm::Error e = cache->store(
+            cubinKey, CacheEntry{ck.entry, *cubin, ck.numWarps, ck.sharedBytes, ck.tensorMaps}))
       llvm::consumeError(std::move(e)); // a read-only cache only costs recompiles
   if (fromDisk)
     *fromDisk = false;

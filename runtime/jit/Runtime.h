@@ -5,7 +5,10 @@
 // rank, equal named dims, last-axis contiguity, the alignment specialization),
 // compiles the specialization on first use (frontend, code generation, PTX
 // loaded through the driver's JIT), sets dynamic shared memory above 48 KiB,
-// and launches with the grid the kernel's grid clause gives. A repeat launch
+// and launches with the grid the kernel's grid clause gives. Kernels that copy
+// with TMA get their tensor maps from a cache keyed by address, shape, strides
+// and box; a tensor TMA cannot describe selects the unaligned (cp.async)
+// variant instead. A repeat launch
 // with the same sizes, parameters and alignment finds everything in one hash
 // lookup and never recompiles.
 //
@@ -14,6 +17,7 @@
 #define TESSERA_RUNTIME_JIT_RUNTIME_H
 
 #include "runtime/cuda/Handles.h"
+#include "runtime/cuda/TensorMap.h"
 #include "runtime/jit/Bind.h"
 #include "runtime/jit/Compiler.h"
 #include "runtime/jit/DiskCache.h"
@@ -43,6 +47,7 @@ struct LaunchInfo {
   std::array<int64_t, 3> grid = {1, 1, 1};
   unsigned threads = 0;
   int64_t sharedBytes = 0;
+  unsigned tensorMaps = 0; // TMA tensor maps passed (0: no TMA, or the cp.async variant)
   std::string key;
 };
 
@@ -97,12 +102,23 @@ private:
     unsigned numWarps = kDefaultNumWarps;
     int64_t sharedBytes = 0;
     std::string key;
+    std::vector<TensorMapUse> tensorMaps;
   };
   struct Prepared {
     Loaded *loaded = nullptr;
     std::array<int64_t, 3> grid = {1, 1, 1};
     bool tuned = false; // the tuning database chose the parameters
   };
+  /// The kernel for this launch signature and alignment variant, compiled
+  /// and loaded on first use (recorded in `info`).
+  llvm::Expected<Prepared *> prepare(const Program &program, const KernelSignature &sig,
+                                     const Binding &bound, bool aligned, const LaunchOptions &opts,
+                                     LaunchInfo &info);
+  /// The tensor maps `loaded` takes for `args`, from the cache; false when
+  /// TMA cannot describe one of the tensors.
+  llvm::Expected<bool> tensorMapsFor(const Loaded &loaded, llvm::ArrayRef<Arg> args,
+                                     std::vector<const CUtensorMap *> &maps);
+
   Runtime(cuda::Context ctx, target::TargetInfo target, std::string deviceArch,
           std::unique_ptr<DiskCache> disk, unsigned optLevel)
       : ctx_(std::move(ctx)), target_(std::move(target)), arch_(target_.arch().str()),
@@ -117,6 +133,7 @@ private:
   unsigned optLevel_;
   std::unordered_map<std::string, std::unique_ptr<Loaded>> loaded_; // by content key
   std::unordered_map<std::string, Prepared> prepared_;              // by launch signature
+  cuda::TensorMapCache tensorMaps_;
   std::string tuningDB_, gpuName_;
 };
 

@@ -12,9 +12,11 @@
 #include "runtime/autotune/TuneDB.h"
 #include "runtime/bench/Compare.h"
 #include "runtime/cuda/TensorMap.h"
+#include "test/common/Cases.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -71,6 +73,52 @@ TEST_F(Gpu, TensorMapsAreEncodedAndCachedPerBuffer) {
   ASSERT_FALSE((bool)odd);
   EXPECT_NE(llvm::toString(odd.takeError()).find("not aligned to 16 bytes"), std::string::npos);
   EXPECT_EQ(cache.size(), 2u);
+}
+
+// On sm_90 the aligned matmul copies its operands with TMA (two tensor maps);
+// a new buffer gets its own maps (launches alternating between two sets of
+// buffers stay correct); a tensor TMA cannot describe (here a stride of 2^40
+// bytes over an extent of 1) takes the variant without maps, with the same
+// result. Ragged sizes: the maps' zero fill pads the last blocks.
+TEST_F(Gpu, MatmulCopiesWithTmaWhereTheTensorsAllowIt) {
+  auto p = program("examples/matmul.tile");
+  ASSERT_TRUE(p);
+  bool tma = target::TargetInfo::get(runtime->arch())->hasTMA();
+  const int64_t m = 192, n = 320, k = 200;
+  struct Set {
+    HostTensor a, b;
+    DeviceTensor da, db, dc;
+  };
+  std::vector<Set> sets;
+  for (int i = 0; i < 2; ++i) {
+    Set s{HostTensor(DType::BF16, {m, k}).random(rng), HostTensor(DType::BF16, {k, n}).random(rng)};
+    s.da = up(s.a);
+    s.db = up(s.b);
+    s.dc = poison(DType::BF16, {m, n});
+    sets.push_back(std::move(s));
+  }
+  auto &api = *cuda::driver();
+  for (int round : {0, 1, 0, 1}) {
+    Set &s = sets[round];
+    auto info = runtime->launch(*p, "", {s.da.arg(), s.db.arg(), s.dc.arg()});
+    ASSERT_TRUE((bool)info) << llvm::toString(info.takeError());
+    EXPECT_EQ(info->tensorMaps, tma ? 2u : 0u);
+    ASSERT_FALSE((bool)cuda::check(api.cuCtxSynchronize(), "sync"));
+    expectClose(s.dc, matmulRef(s.a, s.b, m, n, k, false), 2e-3 * std::sqrt((double)k), 1e-2);
+  }
+  // One row of A whose row stride TMA cannot encode.
+  jit::TensorArg row = sets[0].da.arg();
+  row.shape = {1, k};
+  row.strides = {int64_t(1) << 39, 1}; // 2^40 bytes
+  auto c1 = poison(DType::BF16, {1, n});
+  auto info = runtime->launch(*p, "", {row, sets[0].db.arg(), c1.arg()});
+  ASSERT_TRUE((bool)info) << llvm::toString(info.takeError());
+  EXPECT_EQ(info->tensorMaps, 0u);
+  ASSERT_FALSE((bool)cuda::check(api.cuCtxSynchronize(), "sync"));
+  HostTensor a1(DType::BF16, {1, k});
+  for (int64_t j = 0; j < k; ++j)
+    a1.v[j] = sets[0].a.v[j];
+  expectClose(c1, matmulRef(a1, sets[0].b, 1, n, k, false), 2e-3 * std::sqrt((double)k), 1e-2);
 }
 
 TEST_F(Gpu, UnalignedTensorsGetTheUnalignedVariant) {

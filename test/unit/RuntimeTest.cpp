@@ -97,7 +97,11 @@ TEST(NpyErrors, NameTheProblem) {
 
 TEST(DiskCache, StoresLoadsAndRebuildsCorruptEntries) {
   DiskCache cache(tempDir("tessera-cache-test"));
-  CacheEntry e{"softmax", ".version 9.0\n.target sm_90a\n", 8, 4096};
+  CacheEntry e{"softmax",
+               ".version 9.0\n.target sm_90a\n",
+               8,
+               4096,
+               {{0, {128, 64}, 128}, {3, {1, 1, 64, 32}, 64}}};
   EXPECT_FALSE(cache.load("k1").has_value());
   ASSERT_FALSE((bool)cache.store("k1", e));
   auto got = cache.load("k1");
@@ -106,6 +110,7 @@ TEST(DiskCache, StoresLoadsAndRebuildsCorruptEntries) {
   EXPECT_EQ(got->entry, "softmax");
   EXPECT_EQ(got->numWarps, 8u);
   EXPECT_EQ(got->sharedBytes, 4096);
+  EXPECT_EQ(got->tensorMaps, e.tensorMaps); // the TMA parameters come back in order
   // Flip one byte of the PTX: the entry no longer matches its checksum.
   std::string path = cache.pathOf("k1");
   auto buf = llvm::MemoryBuffer::getFile(path);
@@ -192,6 +197,21 @@ TEST(Compiler, TheDiskCacheSkipsCodeGeneration) {
   EXPECT_EQ(a->sharedBytes, b->sharedBytes);
   EXPECT_GT(a->sharedBytes, 0);
   EXPECT_EQ(b->grid, (std::array<int64_t, 3>{3, 2, 1})); // cdiv(300,128), cdiv(200,128)
+  // sm_90a's aligned matmul takes two tensor maps (A's [128, 64] box, B's
+  // [64, 64] column blocks), also when served from disk.
+  std::vector<TensorMapUse> maps{{0, {128, 64}, 128}, {1, {64, 64}, 128}};
+  EXPECT_EQ(a->tensorMaps, maps);
+  EXPECT_EQ(b->tensorMaps, maps);
+  // The unaligned variant and sm_80 code take none.
+  r.aligned = false;
+  auto u = first.compile(*prog, r);
+  ASSERT_TRUE((bool)u);
+  EXPECT_TRUE(u->tensorMaps.empty());
+  r.aligned = true;
+  r.arch = "sm_80";
+  auto old = first.compile(*prog, r);
+  ASSERT_TRUE((bool)old);
+  EXPECT_TRUE(old->tensorMaps.empty());
 }
 
 TEST(Compiler, ProgramErrorsArriveLocated) {

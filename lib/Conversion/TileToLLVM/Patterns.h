@@ -17,6 +17,7 @@ void populateShapePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patte
 void populateDotPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateSharedPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateWgmmaPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
+void populateTmaPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populatePrintPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateKernelPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 /// Scalar math on NVPTX: ex2/lg2/rsqrt/tanh approximations, f16/bf16 through f32.

@@ -7,7 +7,9 @@
 //
 // ABI: for a tensor of rank r: the base pointer (global), r extents (i32), r-1
 // strides in elements (i64; the last axis has stride 1); a scalar: its value (a
-// bool as i8). Launch bounds: nvvm.maxntid = 32 * num_warps.
+// bool as i8); then one 128-byte byval `nvvm.grid_constant` pointer per entry of
+// the kernel's `tile.tensor_maps` (TMA). Launch bounds: nvvm.maxntid =
+// 32 * num_warps.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Conversion/Passes.h"
@@ -32,6 +34,8 @@ using namespace tessera::conversion;
 
 namespace {
 
+constexpr unsigned kTensorMapBytes = 128; // sizeof(CUtensorMap)
+
 /// Replaces `kernel` by an llvm.func with the flattened ABI; the body moves over
 /// and sees its old argument types through unrealized casts.
 LogicalResult rewriteSignature(tile::KernelOp kernel) {
@@ -48,6 +52,10 @@ LogicalResult rewriteSignature(tile::KernelOp kernel) {
       abi.push_back(t.isInteger(1) ? b.getI8Type() : t);
     }
   }
+  // The tensor maps of TMA copies: 128-byte __grid_constant__ parameters.
+  auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps");
+  unsigned numMaps = maps ? maps.size() : 0;
+  abi.append(numMaps, LLVM::LLVMPointerType::get(ctx));
   auto fn = LLVM::LLVMFuncOp::create(
       b, loc, kernel.getSymName(), LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), abi));
   fn->setAttr("nvvm.kernel", b.getUnitAttr());
@@ -56,6 +64,13 @@ LogicalResult rewriteSignature(tile::KernelOp kernel) {
   for (NamedAttribute a : kernel->getAttrs())
     if (a.getName().strref().starts_with("tile."))
       fn->setAttr(a.getName(), a.getValue());
+  for (unsigned m = 0; m < numMaps; ++m) {
+    unsigned arg = abi.size() - numMaps + m;
+    fn.setArgAttr(arg, LLVM::LLVMDialect::getByValAttrName(),
+                  TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(), kTensorMapBytes)));
+    fn.setArgAttr(arg, LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(64));
+    fn.setArgAttr(arg, NVVM::NVVMDialect::getGridConstantAttrName(), b.getUnitAttr());
+  }
 
   fn.getBody().takeBody(kernel.getBody());
   Block &entry = fn.getBody().front();
@@ -82,13 +97,14 @@ LogicalResult rewriteSignature(tile::KernelOp kernel) {
     old.replaceAllUsesWith(repl);
   }
   entry.eraseArguments(0, oldCount);
+  // The maps have no tile-level argument: TMA copies find them by position.
   kernel.erase();
   return success();
 }
 
 bool hasTileTypes(Operation *op) {
   auto isTile = [](Type t) {
-    return isa<RankedTensorType, tile::GlobalTensorType, tile::MemDescType>(t);
+    return isa<RankedTensorType, tile::GlobalTensorType, tile::MemDescType, tile::MBarrierType>(t);
   };
   return llvm::any_of(op->getOperandTypes(), isTile) || llvm::any_of(op->getResultTypes(), isTile);
 }
@@ -164,6 +180,7 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
       populateDotPatterns(tc, patterns);
       populateSharedPatterns(tc, patterns);
       populateWgmmaPatterns(tc, patterns);
+      populateTmaPatterns(tc, patterns);
       if (failed(applyPartialConversion(module, target, std::move(patterns))))
         return signalPassFailure();
     }

@@ -26,6 +26,8 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) 
       [](tile::GlobalTensorType t) -> Type { return descriptorType(t.getContext(), t.getRank()); });
   addConversion(
       [](tile::MemDescType t) -> Type { return LLVM::LLVMPointerType::get(t.getContext(), 3); });
+  addConversion(
+      [](tile::MBarrierType t) -> Type { return LLVM::LLVMPointerType::get(t.getContext(), 3); });
 }
 
 LLVM::LLVMStructType TileTypeConverter::descriptorType(MLIRContext *ctx, unsigned rank) {

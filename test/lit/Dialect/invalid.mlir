@@ -337,3 +337,61 @@ tile.kernel @wgmma_shapes() grid {
   %d = tile.warpgroup_dot %a, %b, %acc : !tile.memdesc<64x128xbf16, #sh3>, !tile.memdesc<64x64xbf16, #sh3> -> tensor<64x64xf32, #m33>
   tile.return
 }
+
+// -----
+
+// A TMA copy names a tensor map the kernel lists, of the tensor it copies.
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i32} : !tile.mbarrier<2>
+  %m = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  // expected-error @+1 {{'tile.tma_copy' op names tensor map 0, which the kernel's tile.tensor_maps does not list}}
+  tile.tma_copy %x[%c0, %c0], %m, %bars[%c0] {map = 0 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>, !tile.mbarrier<2>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{arg = 1 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i32} : !tile.mbarrier<2>
+  %m = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  // expected-error @+1 {{'tile.tma_copy' op copies a tensor other than the one tensor map 0 describes}}
+  tile.tma_copy %x[%c0, %c0], %m, %bars[%c0] {map = 0 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>, !tile.mbarrier<2>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i32} : !tile.mbarrier<2>
+  %m = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [0, 1]}>>
+  // expected-error @+1 {{'tile.tma_copy' op writes slots stored along the tensor's last axis}}
+  tile.tma_copy %x[%c0, %c0], %m, %bars[%c0] {map = 0 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [0, 1]}>>, !tile.mbarrier<2>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  // expected-error @+1 {{'tile.mbarrier_alloc' op attribute 'arrivals' failed to satisfy constraint}}
+  %bars = tile.mbarrier_alloc {arrivals = 0 : i32} : !tile.mbarrier<2>
+  tile.return
+}

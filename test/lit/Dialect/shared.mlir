@@ -42,3 +42,26 @@ tile.kernel @pipeline(%k: !tile.tensor<?x?xbf16>) grid {
   tile.local_store %t, %m : tensor<64x64xf32, #fblocked>, !tile.memdesc<64x64xf32, #plain>
   tile.return
 }
+
+// -----
+
+// CHECK-LABEL: tile.kernel @tma
+// CHECK-SAME: tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]
+// CHECK: %[[BARS:.*]] = tile.mbarrier_alloc {arrivals = 1 : i32} : !tile.mbarrier<3>
+// CHECK: tile.tma_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 0 : i32} : <?x?xbf16>, !tile.memdesc<64x128xbf16, #{{.*}}>, !tile.mbarrier<3>
+// CHECK: tile.mbarrier_wait %[[BARS]][%{{.*}}], %{{.*}} : !tile.mbarrier<3>
+#shared = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+tile.kernel @tma(%k: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %true = arith.constant true
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i32} : !tile.mbarrier<3>
+  %buf = tile.local_alloc : () -> !tile.memdesc<3x64x128xbf16, #shared>
+  %slot = tile.memdesc_index %buf[%c0] : !tile.memdesc<3x64x128xbf16, #shared> -> !tile.memdesc<64x128xbf16, #shared>
+  tile.tma_copy %k[%c0, %c0], %slot, %bars[%c0] if %true {map = 0 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x128xbf16, #shared>, !tile.mbarrier<3>
+  tile.mbarrier_wait %bars[%c0], %c0 : !tile.mbarrier<3>
+  tile.return
+}

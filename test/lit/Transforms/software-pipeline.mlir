@@ -1,5 +1,7 @@
 // RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-software-pipeline{arch=sm_80}))' | FileCheck %s
 // RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-software-pipeline{arch=sm_80},tile-allocate-shared{arch=sm_80},tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-software-pipeline{arch=sm_90a}))' | FileCheck %s --check-prefix=TMA
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-software-pipeline{arch=sm_90a},tile-allocate-shared{arch=sm_90a},tile-insert-barriers))' | FileCheck %s --check-prefix=TMABAR
 
 // num_stages = 4: a 4-slot buffer per operand, a prologue of 3 copies (one
 // commit group each, predicated on the iteration existing), and a steady
@@ -35,6 +37,40 @@
 // BAR-NEXT: tile.async_copy
 // BAR-NOT: tile.barrier
 // BAR: scf.yield
+// On sm_90a the same loop copies through TMA, with one tensor map per operand (box
+// [128, 32] and [64, 32]: one 64-byte swizzled column block each), four
+// barriers expecting two arrivals (one per copy), and the iteration waits for
+// its slot's phase, (k / 4) & 1, instead of a commit group.
+// TMA-LABEL: tile.kernel @mm
+// TMA-SAME: tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 128, 32>, swizzle = 64 : i64}, {arg = 1 : i64, box = array<i64: 64, 32>, swizzle = 64 : i64}]
+// TMA: %[[BARS:.*]] = tile.mbarrier_alloc {arrivals = 2 : i32} : !tile.mbarrier<4>
+// TMA-COUNT-3: tile.tma_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 1 : i32}
+// TMA: scf.for %[[I:.*]] = %[[LB:.*]] to %{{.*}} step %[[STEP:.*]] iter_args
+// TMA: %[[K:.*]] = arith.divsi %{{.*}}, %[[STEP]] : i32
+// TMA: %[[CUR:.*]] = arith.remsi %[[K]], %[[C4:.*]] : i32
+// TMA: %[[ROUND:.*]] = arith.divsi %[[K]], %{{.*}} : i32
+// TMA: %[[PHASE:.*]] = arith.andi %[[ROUND]], %{{.*}} : i32
+// TMA: tile.mbarrier_wait %[[BARS]][%[[CUR]]], %[[PHASE]] : !tile.mbarrier<4>
+// TMA: tile.tma_copy %arg0[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 0 : i32}
+// TMA: tile.tma_copy %arg1[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 1 : i32}
+// TMA-NOT: tile.async
+// TMA: scf.yield
+// TMA-NOT: tile.async_wait
+
+// The copies need no barrier after them (every reader waits on the
+// barrier); the one before them lets the slot of the previous iteration be
+// refilled, and nothing is fenced (the async proxy writes the data).
+// TMABAR-LABEL: tile.kernel @mm
+// TMABAR: tile.mbarrier_alloc
+// TMABAR-NOT: tile.barrier
+// TMABAR: scf.for
+// TMABAR: tile.mbarrier_wait
+// TMABAR-NEXT: arith.constant
+// TMABAR-NEXT: arith.addi
+// TMABAR-NOT: tile.fence_async_shared
+// TMABAR: tile.barrier
+// TMABAR-NOT: tile.barrier
+// TMABAR: scf.yield
 #blocked = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 #bt = #tile.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
 #s = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
@@ -137,5 +173,58 @@ tile.kernel @wgmma(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xbf16>, %n: i
   }
   %o = tile.convert %r : tensor<128x128xf32, #mma3> -> tensor<128x128xbf16, #mma3>
   tile.store %a[%c0, %c0], %o : !tile.tensor<?x?xbf16>, tensor<128x128xbf16, #mma3>
+  tile.return
+}
+
+// -----
+
+// TMA barriers are initialised once per program: a loop inside another loop
+// keeps cp.async; so does the unaligned specialization.
+// TMA-LABEL: tile.kernel @nested
+// TMA-NOT: tile.tensor_maps
+// TMA-NOT: tile.tma_copy
+// TMA: tile.async_copy
+// TMA-LABEL: tile.kernel @unaligned
+// TMA-NOT: tile.tma_copy
+// TMA: tile.load
+#b3 = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#s3 = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#m3 = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.kernel @nested(%a: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.num_stages = 3 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %z: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #m3>
+  scf.for %j = %c0 to %n step %c1 : i32 {
+    %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #m3>) : i32 {
+      %x = tile.load %a[%j, %k] : !tile.tensor<?x?xbf16> -> tensor<64x64xbf16, #b3>
+      %m = tile.local_alloc %x : (tensor<64x64xbf16, #b3>) -> !tile.memdesc<64x64xbf16, #s3>
+      %xa = tile.local_load %m : !tile.memdesc<64x64xbf16, #s3> -> tensor<64x64xbf16, #tile.dot_op<{opIdx = 0, parent = #m3}>>
+      %xb = tile.local_load %m : !tile.memdesc<64x64xbf16, #s3> -> tensor<64x64xbf16, #tile.dot_op<{opIdx = 1, parent = #m3}>>
+      %d = tile.dot %xa, %xb, %acc : tensor<64x64xbf16, #tile.dot_op<{opIdx = 0, parent = #m3}>>, tensor<64x64xbf16, #tile.dot_op<{opIdx = 1, parent = #m3}>> -> tensor<64x64xf32, #m3>
+      scf.yield %d : tensor<64x64xf32, #m3>
+    }
+  }
+  tile.return
+}
+tile.kernel @unaligned(%a: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.num_stages = 3 : i64, tile.aligned = false} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %z: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #m3>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #m3>) : i32 {
+    %x = tile.load %a[%c0, %k] : !tile.tensor<?x?xbf16> -> tensor<64x64xbf16, #b3>
+    %m = tile.local_alloc %x : (tensor<64x64xbf16, #b3>) -> !tile.memdesc<64x64xbf16, #s3>
+    %xa = tile.local_load %m : !tile.memdesc<64x64xbf16, #s3> -> tensor<64x64xbf16, #tile.dot_op<{opIdx = 0, parent = #m3}>>
+    %xb = tile.local_load %m : !tile.memdesc<64x64xbf16, #s3> -> tensor<64x64xbf16, #tile.dot_op<{opIdx = 1, parent = #m3}>>
+    %d = tile.dot %xa, %xb, %acc : tensor<64x64xbf16, #tile.dot_op<{opIdx = 0, parent = #m3}>>, tensor<64x64xbf16, #tile.dot_op<{opIdx = 1, parent = #m3}>> -> tensor<64x64xf32, #m3>
+    scf.yield %d : tensor<64x64xf32, #m3>
+  }
   tile.return
 }

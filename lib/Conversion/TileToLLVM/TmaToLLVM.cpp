@@ -1,0 +1,131 @@
+//===- TmaToLLVM.cpp - TMA copies and transaction barriers ------*- C++ -*-===//
+//
+// Lowers the Hopper copy machinery: `tile.mbarrier_alloc` (thread 0 runs
+// nvvm.mbarrier.init on each barrier, then fence.mbarrier_init and a block
+// barrier), `tile.tma_copy` (thread 0 runs nvvm.mbarrier.arrive.expect_tx with
+// the slot's bytes, then one nvvm.cp.async.bulk.tensor per column block of the
+// slot) and `tile.mbarrier_wait` (nvvm.mbarrier.try_wait.parity, looping until
+// the phase has completed). The tensor maps are the kernel's trailing
+// `__grid_constant__` parameters (docs/kernel-abi.md), one per entry of the
+// function's `tile.tensor_maps`, which rewriteSignature appended in order.
+//
+// Assumes the slot's encoding is the one TMA writes for the map's box: a
+// swizzle of S bytes means boxes of S bytes along the contiguous axis, each a
+// column block of the slot (SharedLayout.h); unswizzled, one box spans it.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Conversion/TileToLLVM/Patterns.h"
+
+using namespace mlir;
+using namespace tessera::conversion;
+
+namespace {
+
+constexpr int64_t kBarrierBytes = 8;
+
+Value byteOffset(OpBuilder &b, Location loc, Value base, Value offset) {
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base, ValueRange{offset});
+}
+
+/// The barrier `index` of a row of barriers at `bars`.
+Value barrierAt(OpBuilder &b, Location loc, Value bars, Value index) {
+  Value off = LLVM::MulOp::create(b, loc, index, i32Const(b, loc, kBarrierBytes));
+  return byteOffset(b, loc, bars, off);
+}
+
+Value isThreadZero(OpBuilder &b, Location loc) {
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, threadId(b, loc),
+                              i32Const(b, loc, 0));
+}
+
+struct MBarrierAllocLowering : ConvertOpToLLVMPattern<tile::MBarrierAllocOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::MBarrierAllocOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    auto offset = op->getAttrOfType<IntegerAttr>("tile.offset");
+    if (!offset)
+      return op.emitError("barriers without an offset: run tile-allocate-shared first");
+    Location loc = op.getLoc();
+    Value bars = byteOffset(rw, loc, sharedBase(rw, loc, op), i32Const(rw, loc, offset.getInt()));
+    Value first = isThreadZero(rw, loc);
+    Value arrivals = i32Const(rw, loc, op.getArrivals());
+    for (unsigned i = 0; i < op.getType().getCount(); ++i)
+      NVVM::MBarrierInitOp::create(rw, loc, barrierAt(rw, loc, bars, i32Const(rw, loc, i)),
+                                   arrivals, first);
+    NVVM::FenceMbarrierInitOp::create(rw, loc);
+    barrier(rw, loc);
+    rw.replaceOp(op, bars);
+    return success();
+  }
+};
+
+/// The `map`-th tensor map parameter of the function around `op`.
+FailureOr<Value> tensorMapArg(Operation *op, unsigned map) {
+  auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
+  auto maps = fn ? fn->getAttrOfType<ArrayAttr>("tile.tensor_maps") : ArrayAttr();
+  if (!maps || map >= maps.size())
+    return op->emitError("internal compiler error: no tensor map parameter ") << map;
+  return fn.getArgument(fn.getNumArguments() - maps.size() + map);
+}
+
+struct TmaCopyLowering : ConvertOpToLLVMPattern<tile::TmaCopyOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::TmaCopyOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    FailureOr<Value> tmap = tensorMapArg(op, op.getMap());
+    if (failed(tmap))
+      return failure();
+    tile::SharedGeometry g = op.getDst().getType().getGeometry();
+    int64_t boxInner = g.swizzle ? g.swizzle / g.eltBytes : g.cols;
+    if (g.cols % boxInner)
+      return op.emitError("internal compiler error: a slot of ")
+             << g.cols << " columns is not a whole number of " << boxInner << "-element boxes";
+    Value issue = isThreadZero(rw, loc);
+    if (Value pred = adaptor.getPred())
+      issue = LLVM::AndOp::create(rw, loc, issue, pred);
+    Value bar = barrierAt(rw, loc, adaptor.getBars(), adaptor.getIndex());
+    NVVM::MBarrierArriveExpectTxOp::create(rw, loc, Type(), bar,
+                                           i32Const(rw, loc, g.rows * g.cols * g.eltBytes),
+                                           NVVM::MemScopeKind::CTA, /*relaxed=*/false, issue);
+    // Element coordinates, innermost first: the tile's columns and rows from
+    // its block coordinates, then the leading axes' element indices.
+    ValueRange c = adaptor.getCoords();
+    size_t r = c.size();
+    Value row0 = LLVM::MulOp::create(rw, loc, c[r - 2], i32Const(rw, loc, g.rows));
+    Value col0 = LLVM::MulOp::create(rw, loc, c[r - 1], i32Const(rw, loc, g.cols));
+    for (int64_t j = 0; j < g.cols / boxInner; ++j) {
+      SmallVector<Value> coords{LLVM::AddOp::create(rw, loc, col0, i32Const(rw, loc, j * boxInner)),
+                                row0};
+      for (size_t a = r - 2; a-- > 0;)
+        coords.push_back(c[a]);
+      Value dst = byteOffset(rw, loc, adaptor.getDst(),
+                             i32Const(rw, loc, j * g.rows * boxInner * g.eltBytes));
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          rw, loc, dst, *tmap, coords, bar, ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), issue);
+    }
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierWaitLowering : ConvertOpToLLVMPattern<tile::MBarrierWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::MBarrierWaitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    Value bar = barrierAt(rw, loc, adaptor.getBars(), adaptor.getIndex());
+    // The suspend-time hint CUTLASS uses; the op loops until the phase is done.
+    NVVM::MBarrierTryWaitParityOp::create(rw, loc, bar, adaptor.getPhase(),
+                                          i32Const(rw, loc, 0x989680));
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void tessera::conversion::populateTmaPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
+  patterns.add<MBarrierAllocLowering, TmaCopyLowering, MBarrierWaitLowering>(tc);
+}

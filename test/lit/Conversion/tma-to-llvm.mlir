@@ -1,0 +1,48 @@
+// RUN: tessera-opt %s -split-input-file --convert-tile-to-llvm | FileCheck %s
+// TMA copies and transaction barriers, with encodings, offsets and the
+// kernel's tensor maps given in the input (no pipelining or allocation pass
+// runs first).
+
+// The tensor map becomes a trailing 128-byte __grid_constant__ parameter.
+// Thread 0 initialises the three barriers (one arrival each), fences the
+// initialisation and the block synchronises. A [64, 128] bf16 slot with the
+// 128-byte swizzle is two 64-column boxes, 8192 bytes apart: one arrival
+// expecting 16384 bytes, two copies whose coordinates run innermost first
+// (columns, rows, then the leading axes' indices, reversed). The wait loops on
+// the phase parity.
+// CHECK-LABEL: llvm.func @tma
+// CHECK-SAME: %[[MAP:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
+// CHECK-SAME: tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 1, 1, 64, 64>, swizzle = 128 : i64}]
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK: %[[FIRST:.*]] = llvm.icmp "eq" %[[TID]]
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %{{.*}}, predicate = %[[FIRST]]
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK-NEXT: nvvm.barrier0
+// CHECK: %[[ISSUE:.*]] = llvm.and %{{.*}}, %{{.*}} : i1
+// CHECK: %[[BAR:.*]] = llvm.getelementptr
+// CHECK: %[[BYTES:.*]] = llvm.mlir.constant(16384 : i32)
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR]], %[[BYTES]], predicate = %[[ISSUE]]
+// CHECK: %[[ROW0:.*]] = llvm.mul %{{.*}}, %{{.*}} : i32
+// CHECK: %[[COL0:.*]] = llvm.mul
+// CHECK: %[[C0:.*]] = llvm.add %[[COL0]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]], %[[BAR]], box[%[[C0]], %[[ROW0]], %[[H:.*]], %[[B:.*]]] predicate = %[[ISSUE]]
+// CHECK: %[[C1:.*]] = llvm.add %[[COL0]]
+// CHECK: %[[OFF1:.*]] = llvm.mlir.constant(8192 : i32)
+// CHECK: %[[DST1:.*]] = llvm.getelementptr %{{.*}}[%[[OFF1]]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[DST1]], %[[MAP]], %[[BAR]], box[%[[C1]], %[[ROW0]], %[[H]], %[[B]]] predicate = %[[ISSUE]]
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %arg12, %{{.*}} : !llvm.ptr<3>, i32, i32
+#shared = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+tile.kernel @tma(%a: !tile.tensor<?x?x?x?xbf16>, %b: i32, %h: i32, %j: i32, %p: i1, %phase: i32) attributes {tile.num_warps = 4 : i64, tile.shared_bytes = 50176 : i64, tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 1, 1, 64, 64>, swizzle = 128 : i64}]} grid {
+^bb0(%x: !tile.tensor<?x?x?x?xbf16>, %y: i32, %z: i32, %w: i32, %v: i1, %u: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i32, tile.offset = 49152 : i64} : !tile.mbarrier<3>
+  %buf = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<3x64x128xbf16, #shared>
+  %slot = tile.memdesc_index %buf[%c1] : !tile.memdesc<3x64x128xbf16, #shared> -> !tile.memdesc<64x128xbf16, #shared>
+  tile.tma_copy %a[%b, %h, %j, %c0], %slot, %bars[%c1] if %p {map = 0 : i32} : !tile.tensor<?x?x?x?xbf16>, !tile.memdesc<64x128xbf16, #shared>, !tile.mbarrier<3>
+  tile.mbarrier_wait %bars[%c1], %phase : !tile.mbarrier<3>
+  tile.return
+}
