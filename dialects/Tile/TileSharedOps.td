@@ -294,4 +294,53 @@ def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait", [MemoryEffects<[MemWrite<Tile
   let assemblyFormat = "$bars `[` $index `]` `,` $phase attr-dict `:` qualified(type($bars))";
 }
 
+def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive",
+    [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "every executing thread arrives on a barrier";
+  let description = [{
+    Releases what the thread did before (its reads of a slot, in a
+    warp-specialized loop: the producer may then refill the slot). The
+    barrier's `arrivals` count the threads that arrive per phase.
+
+    ```mlir
+    tile.mbarrier_arrive %empty[%s] : !tile.mbarrier<4>
+    ```
+  }];
+  let arguments = (ins Tile_MBarrierType:$bars, I32:$index);
+  let assemblyFormat = "$bars `[` $index `]` attr-dict `:` qualified(type($bars))";
+}
+
+def Tile_InProducerOp : Tile_Op<"in_producer", [Pure]> {
+  let summary = "whether this thread belongs to the kernel's producer warps";
+  let description = [{
+    In a kernel with `tile.producer_warps = P`, the block has `num_warps + P`
+    warps; the last P are the producer warps (they issue TMA copies), the
+    first `num_warps` compute (every layout distributes over those). True in
+    the producer warps.
+
+    ```mlir
+    %p = tile.in_producer
+    ```
+  }];
+  let results = (outs I1:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_SetMaxRegistersOp : Tile_Op<"set_max_registers",
+    [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "moves registers between the warpgroups of a warp-specialized kernel";
+  let description = [{
+    Every warp of the executing warpgroups sets its register budget to `count`
+    per thread (setmaxnreg): down in the producer warps, which need few, up in
+    the compute warps, which hold the accumulators.
+
+    ```mlir
+    tile.set_max_registers {count = 232 : i32, increase}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<24>, IntMaxValue<256>]>:$count,
+                       UnitAttr:$increase);
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TILE_SHARED_OPS_TD

@@ -76,6 +76,12 @@ public:
   unsigned maxThreadsPerBlock() const { return 1024; }
   unsigned maxRegistersPerThread() const { return 255; }
   unsigned registersPerMultiprocessor() const { return 65536; }
+  /// The most 32-bit registers one block may hold.
+  unsigned registersPerBlock() const { return 65536; }
+  /// Per-thread register budgets of a warp-specialized block of 8 compute
+  /// warps and one producer warpgroup (setmaxnreg; they fill registersPerBlock).
+  unsigned producerRegisters() const { return 40; }
+  unsigned computeRegisters() const { return 232; }
 
   // Shared memory.
   /// The most dynamic shared memory one block may use (after opting in).

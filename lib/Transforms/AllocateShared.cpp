@@ -8,7 +8,8 @@
 // lives from its allocation to its last use through any view (a tile loaded
 // from it counts as a use until its own users, the dot whose fragment loads
 // the lowering places next to their mma instructions); a use inside a
-// loop the buffer was not allocated in keeps it live to the loop's end;
+// loop the buffer was not allocated in keeps it live to the loop's end (a
+// branch of an `if` does not: positions follow program order);
 // scratch lives only at its op; transaction barriers (`tile.mbarrier_alloc`)
 // live to the kernel's end. Buffers whose intervals do not overlap share
 // memory; the rest are placed first-fit, largest first, at the alignment
@@ -18,6 +19,8 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Analysis/SharedMemory.h"
 #include "lib/Transforms/Passes.h"
+
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEALLOCATESHARED
@@ -79,9 +82,11 @@ struct TileAllocateShared : tile::impl::TileAllocateSharedBase<TileAllocateShare
               for (Operation *consumer : user->getUsers())
                 ends.push_back(consumer);
             for (Operation *at : ends) {
-              while (at->getParentOp() && !at->getParentOp()->isAncestor(op))
-                at = at->getParentOp();
-              b.end = std::max(b.end, last[at]);
+              Operation *end = at; // the outermost loop around it, short of op's
+              for (Operation *p = at->getParentOp(); p && !p->isAncestor(op); p = p->getParentOp())
+                if (isa<LoopLikeOpInterface>(p))
+                  end = p;
+              b.end = std::max(b.end, last[end]);
             }
           }
         }

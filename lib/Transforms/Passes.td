@@ -67,6 +67,11 @@ def TileSoftwarePipeline : Pass<"tile-software-pipeline", "::mlir::tile::KernelO
     for iteration i + S - 1 into the slot iteration i - 1 read, and the
     compute on slot i % S; `tile.async_wait 0` after the loop. Copies past the
     trip count are predicated off. Needs cp.async (`arch` sm_80 or later).
+    On sm_90, in the aligned variant, a loop not nested in another loop
+    copies with TMA (`tile.tma_copy`, `tile.mbarrier_wait`; the kernel's
+    `tile.tensor_maps`). With `warp-specialize`, a loop whose one warpgroup dot
+    accumulates is split between a producer warpgroup and the compute warps
+    (PipelineTma.cpp); off by default until it is proven under the tuner.
 
     ```mlir
     scf.for %i = %lb to %ub step %s : i32 {
@@ -83,7 +88,9 @@ def TileSoftwarePipeline : Pass<"tile-software-pipeline", "::mlir::tile::KernelO
   let options = [
     Option<"arch", "arch", "std::string",
            "::tessera::target::TargetInfo::kDefaultArch.str()",
-           "the GPU architecture (its asynchronous copies)">
+           "the GPU architecture (its asynchronous copies)">,
+    Option<"warpSpecialize", "warp-specialize", "bool", "false",
+           "give a matmul-like TMA loop a producer warpgroup">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect"];
 }

@@ -19,14 +19,13 @@
 // the slot read two iterations earlier, whose dot is complete by then.
 //
 // On targets with TMA (sm_90), in the aligned specialization, a loop that is
-// not inside another loop copies with TMA when every candidate's slot is a
-// swizzled encoding TMA can write (rows a multiple of 8 and at most 256, a
-// tensor of rank 2 to 5 that is a kernel argument): the kernel lists one
-// tensor map per (tensor, box) in `tile.tensor_maps` ({arg, box outermost
-// first, swizzle}), a row of S transaction barriers (`tile.mbarrier_alloc`,
-// one arrival per copy) replaces the commit groups, and the iteration's wait
-// is `tile.mbarrier_wait` on its slot's barrier with the phase parity
-// (k / S) & 1 of its k-th iteration.
+// not inside another loop and whose dot is asynchronous copies with TMA when every candidate's slot
+// is a swizzled encoding TMA can write (rows a multiple of 8 and at most 256, a tensor of rank 2 to
+// 5 that is a kernel argument): the kernel lists one tensor map per (tensor, box) in
+// `tile.tensor_maps` ({arg, box outermost first, swizzle}), a row of S transaction barriers
+// (`tile.mbarrier_alloc`, one arrival per copy) replaces the commit groups, and the iteration's
+// wait is `tile.mbarrier_wait` on its slot's barrier with the phase parity (k / S) & 1 of its k-th
+// iteration.
 //
 // Copies for iterations past the loop's end are predicated off (the slot is
 // zero-filled, nothing is read), so trip counts smaller than S work; masked
@@ -37,6 +36,7 @@
 // 16-bit types), and a pad of zero; other loads stay synchronous.
 //
 //===----------------------------------------------------------------------===//
+#include "lib/Transforms/SoftwarePipeline.h"
 #include "lib/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -52,61 +52,9 @@ namespace mlir::tile {
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tile::pipeline;
 
 namespace {
-
-/// A load the loop can copy ahead.
-struct Candidate {
-  LoadOp load;
-  TransposeOp transpose; // null when the tile is staged as loaded
-  LocalAllocOp alloc;
-  SmallVector<Operation *> slice; // the coordinate computation, in order
-  unsigned vec = 1;
-  int64_t tmaMap = -1; // index into tile.tensor_maps when copied by TMA
-};
-
-/// Whether TMA can write `c`'s slot (`enc` is its encoding) in one copy per
-/// column block; appends the box (outermost first) and the swizzle.
-bool tmaBox(Candidate &c, SharedEncodingAttr enc, SmallVector<int64_t> &box, unsigned &swizzle) {
-  auto tensor = c.load.getTensor();
-  auto arg = dyn_cast<BlockArgument>(tensor);
-  auto tt = cast<GlobalTensorType>(tensor.getType());
-  auto tile = cast<RankedTensorType>(c.load.getType());
-  Type elt = tile.getElementType();
-  if (!arg || !isa<KernelOp>(arg.getOwner()->getParentOp()) || tt.getRank() > 5 ||
-      !(elt.isF16() || elt.isBF16() || elt.isF32()))
-    return false;
-  auto slot = MemDescType::get(tile.getContext(), tile.getShape(), elt, enc);
-  SharedGeometry g = slot.getGeometry();
-  if (!g.rowMajor || !g.swizzle || g.rows % 8 || g.rows > 256)
-    return false;
-  int64_t inner = g.swizzle / g.eltBytes;
-  if (g.cols % inner)
-    return false;
-  box.assign(tt.getRank() - 2, 1);
-  box.push_back(g.rows);
-  box.push_back(inner);
-  swizzle = g.swizzle;
-  return true;
-}
-
-/// The index of the tensor map of (`arg`, `box`, `swizzle`) in the kernel's
-/// tile.tensor_maps, added when new.
-int64_t tensorMapIndex(KernelOp kernel, unsigned arg, ArrayRef<int64_t> box, unsigned swizzle) {
-  Builder b(kernel.getContext());
-  SmallVector<Attribute> maps;
-  if (auto old = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps"))
-    maps.assign(old.begin(), old.end());
-  auto entry = b.getDictionaryAttr({b.getNamedAttr("arg", b.getI64IntegerAttr(arg)),
-                                    b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
-                                    b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle))});
-  for (auto [i, m] : llvm::enumerate(maps))
-    if (m == entry)
-      return i;
-  maps.push_back(entry);
-  kernel->setAttr("tile.tensor_maps", b.getArrayAttr(maps));
-  return maps.size() - 1;
-}
 
 /// The ops in `loop`'s body that `v` depends on, when they are pure and reach
 /// only the induction variable and values from outside; appended in order.
@@ -178,8 +126,10 @@ std::optional<Candidate> match(scf::ForOp loop, LoadOp load) {
   return c;
 }
 
-/// The coordinates of `c`'s load at iteration `iv`, computed at `b`'s point.
-SmallVector<Value> coordsAt(OpBuilder &b, scf::ForOp loop, Candidate &c, Value iv) {
+} // namespace
+
+SmallVector<Value> mlir::tile::pipeline::coordsAt(OpBuilder &b, scf::ForOp loop, Candidate &c,
+                                                  Value iv) {
   IRMapping map;
   map.map(loop.getInductionVar(), iv);
   for (Operation *op : c.slice)
@@ -189,6 +139,8 @@ SmallVector<Value> coordsAt(OpBuilder &b, scf::ForOp loop, Candidate &c, Value i
     out.push_back(map.lookupOrDefault(v));
   return out;
 }
+
+namespace {
 
 /// The loop's one warpgroup dot, when it accumulates into a loop-carried
 /// value and nothing else reads that value inside the loop: its wgmma group
@@ -212,28 +164,8 @@ WarpgroupDotOp asyncCandidate(scf::ForOp loop, unsigned stages) {
   return dot;
 }
 
-/// Whether `loop`'s candidates are copied by TMA; sets their maps.
-bool useTma(scf::ForOp loop, SmallVector<Candidate> &cands, SmallVector<MemDescType> &slotTypes,
-            const tessera::target::TargetInfo &target) {
-  auto kernel = loop->getParentOfType<KernelOp>();
-  auto aligned = kernel->getAttrOfType<BoolAttr>("tile.aligned");
-  if (!target.hasTMA() || (aligned && !aligned.getValue()))
-    return false;
-  for (Operation *p = loop->getParentOp(); p != kernel; p = p->getParentOp())
-    if (isa<LoopLikeOpInterface>(p))
-      return false; // the barriers are initialised once per program
-  SmallVector<SmallVector<int64_t>> boxes(cands.size());
-  SmallVector<unsigned> swizzles(cands.size());
-  for (auto [i, c] : llvm::enumerate(cands))
-    if (!tmaBox(c, cast<SharedEncodingAttr>(slotTypes[i].getEncoding()), boxes[i], swizzles[i]))
-      return false;
-  for (auto [i, c] : llvm::enumerate(cands))
-    c.tmaMap = tensorMapIndex(kernel, cast<BlockArgument>(c.load.getTensor()).getArgNumber(),
-                              boxes[i], swizzles[i]);
-  return true;
-}
-
-void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInfo &target) {
+void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInfo &target,
+              bool mayWarpSpecialize) {
   SmallVector<Candidate> cands;
   for (Operation &op : *loop.getBody())
     if (auto load = dyn_cast<LoadOp>(op))
@@ -265,11 +197,19 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
     buffers.push_back(LocalAllocOp::create(b, loc, bufTy, Value()));
     slotTypes.push_back(slot);
   }
-  bool tma = useTma(loop, cands, slotTypes, target);
+  // TMA where it was measured to pay: loops whose dot stays in flight
+  // (matmul: 598 -> 762 TFLOP/s on the H200). Attention's loop, whose dots
+  // are waited for, ran 5-10% slower with TMA than with cp.async
+  // (docs/BENCHMARKS.md), so it keeps cp.async.
+  bool tma = asyncDot && useTma(loop, cands, slotTypes, target);
   Value bars;
   if (tma)
     bars = MBarrierAllocOp::create(b, loc, MBarrierType::get(ctx, stages),
                                    b.getI32IntegerAttr(cands.size()));
+  TmaPipeline tp{loop, &cands, buffers, slotTypes, stages, bars};
+  tp.asyncDot = (bool)asyncDot;
+  // With producer warps, the compute warps issue no copies.
+  bool split = tma && mayWarpSpecialize && canWarpSpecialize(tp);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
   auto issue = [&](Value iv, Value slotIndex) {
     Value pred = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, ub);
@@ -288,7 +228,7 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
       AsyncCommitGroupOp::create(b, loc);
   };
   // Prologue: iterations 0 .. ahead-1.
-  for (unsigned s = 0; s < ahead; ++s) {
+  for (unsigned s = 0; s < ahead && !split; ++s) {
     Value iv = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, step, cst(s)));
     issue(iv, cst(s));
   }
@@ -304,24 +244,20 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
         arith::AndIOp::create(b, loc, arith::DivSIOp::create(b, loc, k, cst(stages)), cst(1));
     MBarrierWaitOp::create(b, loc, bars, cur, phase);
   }
-  Value next =
-      arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, k, cst(ahead)), cst(stages));
-  Value ivNext = arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, step, cst(ahead)));
-  issue(ivNext, next);
+  if (!split) {
+    Value next =
+        arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, k, cst(ahead)), cst(stages));
+    Value ivNext =
+        arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, step, cst(ahead)));
+    issue(ivNext, next);
+  }
   for (auto [c, buf, slotTy] : llvm::zip(cands, buffers, slotTypes)) {
     Value slot = MemDescIndexOp::create(b, loc, slotTy, buf, cur);
     if (c.transpose)
       slot = MemDescTransOp::create(b, loc, c.alloc.getType(), slot);
     c.alloc.replaceAllUsesWith(slot);
   }
-  // Erased last: the builder's insertion point may sit before one of them.
   b.setInsertionPointAfter(loop);
-  for (Candidate &c : cands) {
-    c.alloc.erase();
-    if (c.transpose)
-      c.transpose.erase();
-    c.load.erase();
-  }
   // Epilogue: nothing may still be writing the buffers (TMA copies past the
   // end were never issued; every other one was waited for).
   if (!tma)
@@ -339,6 +275,18 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
     Value res = loop.getResult(idx);
     Value done = WarpgroupWaitOp::create(b, loc, res.getType(), res, 0);
     res.replaceAllUsesExcept(done, done.getDefiningOp());
+    tp.asyncWait = cast<WarpgroupWaitOp>(w.getDefiningOp());
+  }
+  if (split) {
+    tp.k = k;
+    warpSpecialize(tp, target);
+  }
+  // Erased last: the producer's copies are made from them.
+  for (Candidate &c : cands) {
+    c.alloc.erase();
+    if (c.transpose)
+      c.transpose.erase();
+    c.load.erase();
   }
 }
 
@@ -357,7 +305,7 @@ struct TileSoftwarePipeline : tile::impl::TileSoftwarePipelineBase<TileSoftwareP
     SmallVector<scf::ForOp> loops;
     kernel.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops)
-      pipeline(loop, stages, *target);
+      pipeline(loop, stages, *target, warpSpecialize);
   }
 };
 

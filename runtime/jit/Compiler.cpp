@@ -402,6 +402,9 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
       return;
     if (auto b = fn->getAttrOfType<mlir::IntegerAttr>("tile.shared_bytes"))
       out.sharedBytes = b.getInt();
+    // Launch every warp: the compute warps and any producer warps.
+    if (auto p = fn->getAttrOfType<mlir::IntegerAttr>("tile.producer_warps"))
+      out.numWarps += p.getInt();
     if (auto maps = fn->getAttrOfType<mlir::ArrayAttr>("tile.tensor_maps"))
       for (mlir::Attribute m : maps) {
         auto d = llvm::cast<mlir::DictionaryAttr>(m);

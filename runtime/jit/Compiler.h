@@ -92,7 +92,7 @@ struct CompiledKernel {
   std::string key;   // content address: source, kernel, specialization, arch, versions
   std::string entry; // the PTX .entry
   std::string ptx;
-  unsigned numWarps = kDefaultNumWarps;
+  unsigned numWarps = kDefaultNumWarps; // warps to launch (producer warps included)
   int64_t sharedBytes = 0;
   std::vector<TensorMapUse> tensorMaps;    // trailing TMA parameters, in order
   std::array<int64_t, 3> grid = {1, 1, 1}; // for the request's dims and scalars

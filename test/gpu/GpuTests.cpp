@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "test/gpu/GpuFixture.h"
 
+#include "dialects/Tile/TileDialect.h"
+
+#include "runtime/autotune/Space.h"
 #include "runtime/autotune/TuneDB.h"
 #include "runtime/bench/Compare.h"
 #include "runtime/cuda/TensorMap.h"
@@ -119,6 +122,62 @@ TEST_F(Gpu, MatmulCopiesWithTmaWhereTheTensorsAllowIt) {
   for (int64_t j = 0; j < k; ++j)
     a1.v[j] = sets[0].a.v[j];
   expectClose(c1, matmulRef(a1, sets[0].b, 1, n, k, false), 2e-3 * std::sqrt((double)k), 1e-2);
+}
+
+// Every configuration the tuner may time (the unpruned product of matmul's
+// tune clauses) computes the product, on aligned ragged sizes with several
+// trips around the pipelined loop: on sm_90a these are TMA copies and, with an
+// asynchronous dot, producer and compute warps. Each configuration is named
+// on stderr before it runs, so a hang points at its configuration.
+TEST_F(Gpu, EveryMatmulConfigurationComputesTheProduct) {
+  auto p = program("examples/matmul.tile");
+  ASSERT_TRUE(p);
+  auto sig = p->kernel("");
+  ASSERT_TRUE((bool)sig);
+  auto target = target::TargetInfo::get(runtime->arch());
+  ASSERT_TRUE((bool)target);
+  // TESSERA_TEST_MATMUL_SIZE=M,N,K runs another size, unchecked (too large
+  // for the host reference): a search for configurations that fail or hang.
+  int64_t m = 384, n = 320, k = 640;
+  bool check = true;
+  if (const char *size = getenv("TESSERA_TEST_MATMUL_SIZE")) {
+    ASSERT_EQ(sscanf(size, "%ld,%ld,%ld", &m, &n, &k), 3);
+    check = false;
+  }
+  HostTensor a = HostTensor(DType::BF16, {m, k}).random(rng);
+  HostTensor b = HostTensor(DType::BF16, {k, n}).random(rng);
+  auto da = up(a), db = up(b);
+  std::vector<double> want = check ? matmulRef(a, b, m, n, k, false) : std::vector<double>{};
+  auto &api = *cuda::driver();
+  int ran = 0;
+  for (const autotune::Config &config : autotune::enumerate(*sig)) {
+    jit::CompileRequest req;
+    req.params = config.params;
+    req.dims = {{"M", m}, {"N", n}, {"K", k}};
+    req.arch = runtime->arch();
+    std::string pruned;
+    llvm::Error e = runtime->compiler().inspect(*p, req, [&](mlir::tile::KernelOp kernel) {
+      pruned = autotune::pruneReason(kernel, *target);
+      return llvm::Error::success();
+    });
+    ASSERT_FALSE((bool)e) << llvm::toString(std::move(e));
+    if (!pruned.empty())
+      continue;
+    llvm::errs() << "matmul " << config.text() << "\n";
+    llvm::errs().flush();
+    auto dc = poison(DType::BF16, {m, n});
+    jit::LaunchOptions lo;
+    lo.params = config.params;
+    lo.useTuned = false;
+    auto info = runtime->launch(*p, "", {da.arg(), db.arg(), dc.arg()}, lo);
+    ASSERT_TRUE((bool)info) << config.text() << ": " << llvm::toString(info.takeError());
+    ASSERT_FALSE((bool)cuda::check(api.cuCtxSynchronize(), "sync")) << config.text();
+    SCOPED_TRACE(config.text());
+    if (check)
+      expectClose(dc, want, 2e-3 * std::sqrt((double)k), 1e-2);
+    ++ran;
+  }
+  EXPECT_GT(ran, 40);
 }
 
 TEST_F(Gpu, UnalignedTensorsGetTheUnalignedVariant) {

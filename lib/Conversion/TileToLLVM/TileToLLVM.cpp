@@ -38,7 +38,7 @@ constexpr unsigned kTensorMapBytes = 128; // sizeof(CUtensorMap)
 
 /// Replaces `kernel` by an llvm.func with the flattened ABI; the body moves over
 /// and sees its old argument types through unrealized casts.
-LogicalResult rewriteSignature(tile::KernelOp kernel) {
+LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::TargetInfo &target) {
   MLIRContext *ctx = kernel.getContext();
   OpBuilder b(kernel);
   Location loc = kernel.getLoc();
@@ -59,8 +59,18 @@ LogicalResult rewriteSignature(tile::KernelOp kernel) {
   auto fn = LLVM::LLVMFuncOp::create(
       b, loc, kernel.getSymName(), LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), abi));
   fn->setAttr("nvvm.kernel", b.getUnitAttr());
-  int32_t threads = 32 * kernel.getNumWarps();
+  // Producer warps (warp specialization) come after the compute warps.
+  auto producers = kernel->getAttrOfType<IntegerAttr>("tile.producer_warps");
+  int32_t threads = 32 * (kernel.getNumWarps() + (producers ? producers.getInt() : 0));
   fn->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+  // setmaxnreg moves registers within the block's allocation, which must then
+  // be the whole register file: without .maxnreg, ptxas may allocate fewer and
+  // an increase would wait forever.
+  bool movesRegisters = false;
+  kernel.walk([&](tile::SetMaxRegistersOp) { movesRegisters = true; });
+  if (movesRegisters)
+    fn->setAttr("nvvm.maxnreg",
+                b.getI32IntegerAttr((int32_t)(target.registersPerBlock() / threads) & ~7));
   for (NamedAttribute a : kernel->getAttrs())
     if (a.getName().strref().starts_with("tile."))
       fn->setAttr(a.getName(), a.getValue());
@@ -158,7 +168,7 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
         return signalPassFailure();
     }
     for (auto kernel : llvm::make_early_inc_range(module.getOps<tile::KernelOp>()))
-      if (failed(rewriteSignature(kernel)))
+      if (failed(rewriteSignature(kernel, *target)))
         return signalPassFailure();
 
     TileTypeConverter tc(ctx);

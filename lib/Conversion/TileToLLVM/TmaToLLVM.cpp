@@ -5,7 +5,10 @@
 // barrier), `tile.tma_copy` (thread 0 runs nvvm.mbarrier.arrive.expect_tx with
 // the slot's bytes, then one nvvm.cp.async.bulk.tensor per column block of the
 // slot) and `tile.mbarrier_wait` (nvvm.mbarrier.try_wait.parity, looping until
-// the phase has completed). The tensor maps are the kernel's trailing
+// the phase has completed); in warp-specialized kernels also
+// `tile.mbarrier_arrive`, `tile.in_producer` (the thread is past the compute
+// warps) and `tile.set_max_registers` (setmaxnreg), and the copies are issued
+// by the first producer thread. The tensor maps are the kernel's trailing
 // `__grid_constant__` parameters (docs/kernel-abi.md), one per entry of the
 // function's `tile.tensor_maps`, which rewriteSignature appended in order.
 //
@@ -33,10 +36,24 @@ Value barrierAt(OpBuilder &b, Location loc, Value bars, Value index) {
   return byteOffset(b, loc, bars, off);
 }
 
-Value isThreadZero(OpBuilder &b, Location loc) {
-  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, threadId(b, loc),
-                              i32Const(b, loc, 0));
+/// The warps that compute: `tile.num_warps` of the function around `op`.
+int64_t computeWarps(Operation *op) {
+  auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
+  auto w = fn ? fn->getAttrOfType<IntegerAttr>("tile.num_warps") : IntegerAttr();
+  return w ? w.getInt() : 4;
 }
+
+bool warpSpecialized(Operation *op) {
+  auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
+  return fn && fn->hasAttr("tile.producer_warps");
+}
+
+Value isThread(OpBuilder &b, Location loc, int64_t tid) {
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, threadId(b, loc),
+                              i32Const(b, loc, tid));
+}
+
+Value isThreadZero(OpBuilder &b, Location loc) { return isThread(b, loc, 0); }
 
 struct MBarrierAllocLowering : ConvertOpToLLVMPattern<tile::MBarrierAllocOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -53,7 +70,7 @@ struct MBarrierAllocLowering : ConvertOpToLLVMPattern<tile::MBarrierAllocOp> {
       NVVM::MBarrierInitOp::create(rw, loc, barrierAt(rw, loc, bars, i32Const(rw, loc, i)),
                                    arrivals, first);
     NVVM::FenceMbarrierInitOp::create(rw, loc);
-    barrier(rw, loc);
+    NVVM::Barrier0Op::create(rw, loc); // every thread, producers included
     rw.replaceOp(op, bars);
     return success();
   }
@@ -81,7 +98,8 @@ struct TmaCopyLowering : ConvertOpToLLVMPattern<tile::TmaCopyOp> {
     if (g.cols % boxInner)
       return op.emitError("internal compiler error: a slot of ")
              << g.cols << " columns is not a whole number of " << boxInner << "-element boxes";
-    Value issue = isThreadZero(rw, loc);
+    // In a warp-specialized kernel the first producer thread issues.
+    Value issue = isThread(rw, loc, warpSpecialized(op) ? 32 * computeWarps(op) : 0);
     if (Value pred = adaptor.getPred())
       issue = LLVM::AndOp::create(rw, loc, issue, pred);
     Value bar = barrierAt(rw, loc, adaptor.getBars(), adaptor.getIndex());
@@ -124,8 +142,46 @@ struct MBarrierWaitLowering : ConvertOpToLLVMPattern<tile::MBarrierWaitOp> {
   }
 };
 
+struct MBarrierArriveLowering : ConvertOpToLLVMPattern<tile::MBarrierArriveOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::MBarrierArriveOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    Value bar = barrierAt(rw, loc, adaptor.getBars(), adaptor.getIndex());
+    NVVM::MBarrierArriveOp::create(
+        rw, loc, Type(), bar, Value(),
+        NVVM::MemScopeKindAttr::get(rw.getContext(), NVVM::MemScopeKind::CTA));
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct InProducerLowering : ConvertOpToLLVMPattern<tile::InProducerOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::InProducerOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    rw.replaceOpWithNewOp<LLVM::ICmpOp>(op, LLVM::ICmpPredicate::uge, threadId(rw, loc),
+                                        i32Const(rw, loc, 32 * computeWarps(op)));
+    return success();
+  }
+};
+
+struct SetMaxRegistersLowering : ConvertOpToLLVMPattern<tile::SetMaxRegistersOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::SetMaxRegistersOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<NVVM::SetMaxRegisterOp>(op, op.getCount(),
+                                                  op.getIncrease()
+                                                      ? NVVM::SetMaxRegisterAction::increase
+                                                      : NVVM::SetMaxRegisterAction::decrease);
+    return success();
+  }
+};
+
 } // namespace
 
 void tessera::conversion::populateTmaPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
-  patterns.add<MBarrierAllocLowering, TmaCopyLowering, MBarrierWaitLowering>(tc);
+  patterns.add<MBarrierAllocLowering, TmaCopyLowering, MBarrierWaitLowering, MBarrierArriveLowering,
+               InProducerLowering, SetMaxRegistersLowering>(tc);
 }

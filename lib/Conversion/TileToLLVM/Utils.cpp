@@ -267,7 +267,22 @@ Value tessera::conversion::sharedBase(OpBuilder &b, Location loc, Operation *any
   return LLVM::AddressOfOp::create(b, loc, global);
 }
 
-void tessera::conversion::barrier(OpBuilder &b, Location loc) { NVVM::Barrier0Op::create(b, loc); }
+void tessera::conversion::barrier(OpBuilder &b, Location loc) {
+  // In a warp-specialized kernel only the compute warps synchronise: named
+  // barrier 1 over their threads (the producer warps never reach it).
+  Operation *at = b.getInsertionBlock() ? b.getInsertionBlock()->getParentOp() : nullptr;
+  auto fn = at ? (isa<LLVM::LLVMFuncOp>(at) ? cast<LLVM::LLVMFuncOp>(at)
+                                            : at->getParentOfType<LLVM::LLVMFuncOp>())
+               : LLVM::LLVMFuncOp();
+  if (fn && fn->hasAttr("tile.producer_warps")) {
+    auto warps = fn->getAttrOfType<IntegerAttr>("tile.num_warps");
+    NVVM::BarrierOp::create(b, loc, Type(), i32Const(b, loc, 1),
+                            i32Const(b, loc, 32 * (warps ? warps.getInt() : 4)),
+                            NVVM::BarrierReductionAttr(), Value());
+    return;
+  }
+  NVVM::Barrier0Op::create(b, loc);
+}
 
 Value tessera::conversion::combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
                                    Value y) {

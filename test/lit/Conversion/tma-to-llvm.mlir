@@ -46,3 +46,42 @@ tile.kernel @tma(%a: !tile.tensor<?x?x?x?xbf16>, %b: i32, %h: i32, %j: i32, %p: 
   tile.mbarrier_wait %bars[%c1], %phase : !tile.mbarrier<3>
   tile.return
 }
+
+// -----
+
+// A warp-specialized kernel: 4 compute warps and 4 producer warps launch 256
+// threads; with registers moved the block holds the whole register file
+// (.maxnreg 65536 / 256 = 256, rounded to 8: 256). A thread is a producer from
+// thread 128 on; the first producer thread issues the copies; compute warps
+// arrive on a barrier and synchronise among themselves (named barrier 1, 128
+// threads).
+// CHECK-LABEL: llvm.func @split
+// CHECK-SAME: nvvm.maxnreg = 256 : i32, nvvm.maxntid = array<i32: 256, 1, 1>
+// CHECK: %[[C128:.*]] = llvm.mlir.constant(128 : i32)
+// CHECK: llvm.icmp "uge" %{{.*}}, %[[C128]]
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: %[[FIRSTP:.*]] = llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}}, predicate = %[[FIRSTP]]
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+#shared = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+tile.kernel @split(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : i64, tile.producer_warps = 4 : i64, tile.shared_bytes = 16448 : i64, tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i32, tile.offset = 16384 : i64} : !tile.mbarrier<1>
+  %buf = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<64x128xbf16, #shared>
+  %p = tile.in_producer
+  scf.if %p {
+    tile.set_max_registers {count = 40 : i32}
+    tile.tma_copy %a[%c0, %c0], %buf, %bars[%c0] {map = 0 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x128xbf16, #shared>, !tile.mbarrier<1>
+  } else {
+    tile.set_max_registers {count = 232 : i32, increase}
+    tile.mbarrier_arrive %bars[%c0] : !tile.mbarrier<1>
+    tile.barrier
+  }
+  tile.return
+}

@@ -395,3 +395,15 @@ tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
   %bars = tile.mbarrier_alloc {arrivals = 0 : i32} : !tile.mbarrier<2>
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  // expected-error @+1 {{'tile.set_max_registers' op attribute 'count' failed to satisfy constraint}}
+  tile.set_max_registers {count = 300 : i32, increase}
+  tile.return
+}

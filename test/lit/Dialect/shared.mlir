@@ -50,6 +50,11 @@ tile.kernel @pipeline(%k: !tile.tensor<?x?xbf16>) grid {
 // CHECK: %[[BARS:.*]] = tile.mbarrier_alloc {arrivals = 1 : i32} : !tile.mbarrier<3>
 // CHECK: tile.tma_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 0 : i32} : <?x?xbf16>, !tile.memdesc<64x128xbf16, #{{.*}}>, !tile.mbarrier<3>
 // CHECK: tile.mbarrier_wait %[[BARS]][%{{.*}}], %{{.*}} : !tile.mbarrier<3>
+// CHECK: %[[P:.*]] = tile.in_producer
+// CHECK: scf.if %[[P]]
+// CHECK: tile.set_max_registers {count = 40 : i32}
+// CHECK: tile.set_max_registers {count = 232 : i32, increase}
+// CHECK: tile.mbarrier_arrive %[[BARS]][%{{.*}}] : !tile.mbarrier<3>
 #shared = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
 tile.kernel @tma(%k: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {
 ^bb0(%a: !tile.tensor<?x?xbf16>):
@@ -63,5 +68,12 @@ tile.kernel @tma(%k: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{ar
   %slot = tile.memdesc_index %buf[%c0] : !tile.memdesc<3x64x128xbf16, #shared> -> !tile.memdesc<64x128xbf16, #shared>
   tile.tma_copy %k[%c0, %c0], %slot, %bars[%c0] if %true {map = 0 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x128xbf16, #shared>, !tile.mbarrier<3>
   tile.mbarrier_wait %bars[%c0], %c0 : !tile.mbarrier<3>
+  %p = tile.in_producer
+  scf.if %p {
+    tile.set_max_registers {count = 40 : i32}
+  } else {
+    tile.set_max_registers {count = 232 : i32, increase}
+    tile.mbarrier_arrive %bars[%c0] : !tile.mbarrier<3>
+  }
   tile.return
 }

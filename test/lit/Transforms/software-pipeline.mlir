@@ -2,6 +2,8 @@
 // RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-software-pipeline{arch=sm_80},tile-allocate-shared{arch=sm_80},tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
 // RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-software-pipeline{arch=sm_90a}))' | FileCheck %s --check-prefix=TMA
 // RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-software-pipeline{arch=sm_90a},tile-allocate-shared{arch=sm_90a},tile-insert-barriers))' | FileCheck %s --check-prefix=TMABAR
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-software-pipeline{arch=sm_90a warp-specialize=true}))' | FileCheck %s --check-prefix=WS
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-software-pipeline{arch=sm_90a warp-specialize=true},tile-allocate-shared{arch=sm_90a},tile-insert-barriers))' | FileCheck %s --check-prefix=WSBAR
 
 // num_stages = 4: a 4-slot buffer per operand, a prologue of 3 copies (one
 // commit group each, predicated on the iteration existing), and a steady
@@ -37,40 +39,12 @@
 // BAR-NEXT: tile.async_copy
 // BAR-NOT: tile.barrier
 // BAR: scf.yield
-// On sm_90a the same loop copies through TMA, with one tensor map per operand (box
-// [128, 32] and [64, 32]: one 64-byte swizzled column block each), four
-// barriers expecting two arrivals (one per copy), and the iteration waits for
-// its slot's phase, (k / 4) & 1, instead of a commit group.
+// On sm_90a this loop (mma.sync dots, waited for in the iteration) keeps
+// cp.async: TMA measured slower there (docs/BENCHMARKS.md).
 // TMA-LABEL: tile.kernel @mm
-// TMA-SAME: tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 128, 32>, swizzle = 64 : i64}, {arg = 1 : i64, box = array<i64: 64, 32>, swizzle = 64 : i64}]
-// TMA: %[[BARS:.*]] = tile.mbarrier_alloc {arrivals = 2 : i32} : !tile.mbarrier<4>
-// TMA-COUNT-3: tile.tma_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 1 : i32}
-// TMA: scf.for %[[I:.*]] = %[[LB:.*]] to %{{.*}} step %[[STEP:.*]] iter_args
-// TMA: %[[K:.*]] = arith.divsi %{{.*}}, %[[STEP]] : i32
-// TMA: %[[CUR:.*]] = arith.remsi %[[K]], %[[C4:.*]] : i32
-// TMA: %[[ROUND:.*]] = arith.divsi %[[K]], %{{.*}} : i32
-// TMA: %[[PHASE:.*]] = arith.andi %[[ROUND]], %{{.*}} : i32
-// TMA: tile.mbarrier_wait %[[BARS]][%[[CUR]]], %[[PHASE]] : !tile.mbarrier<4>
-// TMA: tile.tma_copy %arg0[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 0 : i32}
-// TMA: tile.tma_copy %arg1[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 1 : i32}
-// TMA-NOT: tile.async
-// TMA: scf.yield
-// TMA-NOT: tile.async_wait
-
-// The copies need no barrier after them (every reader waits on the
-// barrier); the one before them lets the slot of the previous iteration be
-// refilled, and nothing is fenced (the async proxy writes the data).
-// TMABAR-LABEL: tile.kernel @mm
-// TMABAR: tile.mbarrier_alloc
-// TMABAR-NOT: tile.barrier
-// TMABAR: scf.for
-// TMABAR: tile.mbarrier_wait
-// TMABAR-NEXT: arith.constant
-// TMABAR-NEXT: arith.addi
-// TMABAR-NOT: tile.fence_async_shared
-// TMABAR: tile.barrier
-// TMABAR-NOT: tile.barrier
-// TMABAR: scf.yield
+// TMA-NOT: tile.tensor_maps
+// TMA-NOT: tile.tma_copy
+// TMA: tile.async_copy
 #blocked = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 #bt = #tile.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
 #s = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
@@ -124,6 +98,82 @@ tile.kernel @padded(%a: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_wa
 }
 
 // -----
+
+// With warp-specialize, on sm_90a, a loop whose one warpgroup dot accumulates
+// is split:
+// the scalars the copies need and the buffers and barriers come first, then a
+// producer warpgroup (tile.in_producer) loops on its own, waiting for each
+// slot's release (`empty`: 128 arrivals, one per compute thread; parity
+// ((k / 4) & 1) ^ 1, so the first round passes) and refilling it by TMA; the
+// compute warps run the rest of the body: wait for the slot's copies
+// (`full`), keep the dot's group in flight, and release the previous
+// iteration's slot once it is complete. With 4 compute warps no registers move.
+// Without it, the loop copies through TMA, with one tensor map per operand
+// (A's [128, 32] box, 64-byte swizzle; B's [32, 128] slot as two [32, 64]
+// boxes of the 128-byte swizzle), four barriers expecting two arrivals (one per copy); a prologue of
+// S - 2 = 2 iterations; each iteration waits for its slot's phase,
+// (k / 4) & 1, then copies 2 iterations ahead.
+// TMA-LABEL: tile.kernel @wgmma
+// TMA-SAME: tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 128, 32>, swizzle = 64 : i64}, {arg = 1 : i64, box = array<i64: 32, 64>, swizzle = 128 : i64}]
+// TMA-NOT: tile.in_producer
+// TMA: %[[BARS:.*]] = tile.mbarrier_alloc {arrivals = 2 : i32} : !tile.mbarrier<4>
+// TMA-COUNT-2: tile.tma_copy %arg1[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 1 : i32}
+// TMA: scf.for %[[I:.*]] = %[[LB:.*]] to %{{.*}} step %[[STEP:.*]] iter_args
+// TMA: %[[K:.*]] = arith.divsi %{{.*}}, %[[STEP]] : i32
+// TMA: %[[CUR:.*]] = arith.remsi %[[K]], %{{.*}} : i32
+// TMA: %[[ROUND:.*]] = arith.divsi %[[K]], %{{.*}} : i32
+// TMA: %[[PHASE:.*]] = arith.andi %[[ROUND]], %{{.*}} : i32
+// TMA: tile.mbarrier_wait %[[BARS]][%[[CUR]]], %[[PHASE]] : !tile.mbarrier<4>
+// TMA: tile.tma_copy %arg0[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 0 : i32}
+// TMA: tile.tma_copy %arg1[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 1 : i32}
+// TMA-NOT: tile.async
+// TMA: tile.warpgroup_dot %{{.*}} {isAsync}
+// TMA: scf.yield
+// TMA-NOT: tile.async_wait
+
+// The copies need no barrier after them (every reader waits on the
+// barrier); the one before them lets the slot read two iterations ago be
+// refilled, and nothing is fenced (the async proxy writes the data).
+// TMABAR-LABEL: tile.kernel @wgmma
+// TMABAR: tile.mbarrier_alloc
+// TMABAR: scf.for
+// TMABAR: tile.mbarrier_wait
+// TMABAR-NOT: tile.fence_async_shared
+// TMABAR: tile.barrier
+// TMABAR-NEXT: tile.tma_copy
+// TMABAR-NOT: tile.barrier
+// TMABAR: scf.yield
+
+// WS-LABEL: tile.kernel @wgmma
+// WS-SAME: tile.producer_warps = 4 : i64
+// WS: %[[A:.*]] = tile.local_alloc : () -> !tile.memdesc<4x128x32xbf16
+// WS: %[[B:.*]] = tile.local_alloc : () -> !tile.memdesc<4x32x128xbf16
+// WS: %[[EMPTY:.*]] = tile.mbarrier_alloc {arrivals = 128 : i32} : !tile.mbarrier<4>
+// WS: %[[FULL:.*]] = tile.mbarrier_alloc {arrivals = 2 : i32} : !tile.mbarrier<4>
+// WS: %[[P:.*]] = tile.in_producer
+// WS: scf.if %[[P]] {
+// WS-NOT: tile.set_max_registers
+// WS: scf.for %[[PI:.*]] =
+// WS: %[[PAR:.*]] = arith.xori
+// WS: tile.mbarrier_wait %[[EMPTY]][%[[PS:.*]]], %[[PAR]]
+// WS: tile.tma_copy %arg0[%{{.*}}, %[[PI]]], %{{.*}}, %[[FULL]][%[[PS]]] {map = 0 : i32}
+// WS: tile.tma_copy %arg1[%[[PI]], %{{.*}}], %{{.*}}, %[[FULL]][%[[PS]]] {map = 1 : i32}
+// WS: } else {
+// WS: scf.for
+// WS: tile.mbarrier_wait %[[FULL]]
+// WS-NOT: tile.tma_copy
+// WS: tile.warpgroup_dot %{{.*}} {isAsync}
+// WS-NEXT: tile.warpgroup_wait %{{.*}} {pendings = 1 : i32}
+// WS: scf.if
+// WS: tile.mbarrier_arrive %[[EMPTY]]
+// WS: tile.warpgroup_wait %{{.*}} {pendings = 0 : i32}
+// WS: tile.store
+
+// Neither branch needs a block barrier: the slots are ordered by the
+// barriers alone.
+// WSBAR-LABEL: tile.kernel @wgmma
+// WSBAR-NOT: tile.barrier
+// WSBAR: tile.return
 
 // A warpgroup dot accumulating into the loop-carried value becomes
 // asynchronous: its group stays in flight until the wait of pendings 1 after

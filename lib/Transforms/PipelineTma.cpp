@@ -1,0 +1,252 @@
+//===- PipelineTma.cpp - TMA copies and warp specialization -----*- C++ -*-===//
+//
+// The Hopper half of tile-software-pipeline (SoftwarePipeline.h). TMA: a
+// candidate is copied by TMA when its slot is a swizzled encoding TMA writes
+// one column block at a time; the kernel records one tensor map per (tensor,
+// box) in `tile.tensor_maps`. Warp specialization: for a loop whose one
+// warpgroup dot accumulates asynchronously (matmul), the kernel body is split
+// at its top:
+//
+//   hoisted scalars   what the copies' coordinates and the loop bounds need
+//   buffers, barriers `full` (one arrival per copy), `empty` (one per compute
+//                     thread)
+//   if in_producer    set_max_registers (down to TargetInfo::producerRegisters,
+//                     with 8 compute warps); for each
+//                     iteration k: wait until slot k % S is released
+//                     (`empty`, parity (k / S + 1) & 1: the first round
+//                     passes) and copy into it, completing on `full`
+//   else              set_max_registers (up to computeRegisters); the original
+//                     body, whose loop waits on `full` and, once the dot of
+//                     iteration k - 1 is complete, arrives on its slot's
+//                     `empty` barrier
+//
+// The producer warps are the last four of the block (`tile.producer_warps`);
+// layouts distribute over the first `num_warps`, whose barriers become a named
+// barrier of their own threads in the lowering.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Transforms/SoftwarePipeline.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::pipeline;
+
+namespace {
+
+constexpr int64_t kProducerWarps = 4; // one warpgroup: setmaxnreg works per warpgroup
+
+/// Whether TMA can write `c`'s slot (`enc` is its encoding) in one copy per
+/// column block; appends the box (outermost first) and the swizzle.
+bool tmaBox(Candidate &c, SharedEncodingAttr enc, SmallVector<int64_t> &box, unsigned &swizzle) {
+  auto tensor = c.load.getTensor();
+  auto arg = dyn_cast<BlockArgument>(tensor);
+  auto tt = cast<GlobalTensorType>(tensor.getType());
+  auto tile = cast<RankedTensorType>(c.load.getType());
+  Type elt = tile.getElementType();
+  if (!arg || !isa<KernelOp>(arg.getOwner()->getParentOp()) || tt.getRank() > 5 ||
+      !(elt.isF16() || elt.isBF16() || elt.isF32()))
+    return false;
+  auto slot = MemDescType::get(tile.getContext(), tile.getShape(), elt, enc);
+  SharedGeometry g = slot.getGeometry();
+  if (!g.rowMajor || !g.swizzle || g.rows % 8 || g.rows > 256)
+    return false;
+  int64_t inner = g.swizzle / g.eltBytes;
+  if (g.cols % inner)
+    return false;
+  box.assign(tt.getRank() - 2, 1);
+  box.push_back(g.rows);
+  box.push_back(inner);
+  swizzle = g.swizzle;
+  return true;
+}
+
+/// The index of the tensor map of (`arg`, `box`, `swizzle`) in the kernel's
+/// tile.tensor_maps, added when new.
+int64_t tensorMapIndex(KernelOp kernel, unsigned arg, ArrayRef<int64_t> box, unsigned swizzle) {
+  Builder b(kernel.getContext());
+  SmallVector<Attribute> maps;
+  if (auto old = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps"))
+    maps.assign(old.begin(), old.end());
+  auto entry = b.getDictionaryAttr({b.getNamedAttr("arg", b.getI64IntegerAttr(arg)),
+                                    b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
+                                    b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle))});
+  for (auto [i, m] : llvm::enumerate(maps))
+    if (m == entry)
+      return i;
+  maps.push_back(entry);
+  kernel->setAttr("tile.tensor_maps", b.getArrayAttr(maps));
+  return maps.size() - 1;
+}
+
+/// The ops of the kernel body that `values` depend on, when every one is a
+/// scalar op without memory effects or regions: they can run before the warp
+/// split.
+bool producerInputs(KernelOp kernel, ArrayRef<Value> values, llvm::SetVector<Operation *> &ops) {
+  Block *body = &kernel.getBody().front();
+  SmallVector<Value> work(values.begin(), values.end());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def) {
+      if (cast<BlockArgument>(v).getOwner() != body)
+        return false;
+      continue;
+    }
+    if (def->getBlock() != body)
+      return false;
+    if (ops.contains(def))
+      continue;
+    // Executed unconditionally where it was: moving it up speculates nothing.
+    if (!isMemoryEffectFree(def) || def->getNumRegions() ||
+        llvm::any_of(def->getResultTypes(), [](Type t) { return !t.isIntOrIndexOrFloat(); }))
+      return false;
+    ops.insert(def);
+    work.append(def->getOperands().begin(), def->getOperands().end());
+  }
+  return true;
+}
+
+/// What the producer's copies need from outside the loop.
+SmallVector<Value> producerNeeds(const TmaPipeline &p) {
+  scf::ForOp loop = p.loop;
+  SmallVector<Value> needs{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+  auto outside = [&](Value v) {
+    return v != loop.getInductionVar() && !loop->isAncestor(v.getParentRegion()->getParentOp());
+  };
+  for (Candidate &c : *p.cands) {
+    needs.push_back(c.load.getTensor());
+    for (Operation *op : c.slice)
+      for (Value o : op->getOperands())
+        if (outside(o))
+          needs.push_back(o);
+    for (Value v : c.load.getCoords())
+      if (outside(v))
+        needs.push_back(v);
+  }
+  return needs;
+}
+
+} // namespace
+
+bool mlir::tile::pipeline::useTma(scf::ForOp loop, SmallVector<Candidate> &cands,
+                                  ArrayRef<MemDescType> slotTypes,
+                                  const tessera::target::TargetInfo &target) {
+  auto kernel = loop->getParentOfType<KernelOp>();
+  auto aligned = kernel->getAttrOfType<BoolAttr>("tile.aligned");
+  if (!target.hasTMA() || (aligned && !aligned.getValue()))
+    return false;
+  for (Operation *p = loop->getParentOp(); p != kernel; p = p->getParentOp())
+    if (isa<LoopLikeOpInterface>(p))
+      return false; // the barriers are initialised once per program
+  SmallVector<SmallVector<int64_t>> boxes(cands.size());
+  SmallVector<unsigned> swizzles(cands.size());
+  for (auto [i, c] : llvm::enumerate(cands))
+    if (!tmaBox(c, cast<SharedEncodingAttr>(slotTypes[i].getEncoding()), boxes[i], swizzles[i]))
+      return false;
+  for (auto [i, c] : llvm::enumerate(cands))
+    c.tmaMap = tensorMapIndex(kernel, cast<BlockArgument>(c.load.getTensor()).getArgNumber(),
+                              boxes[i], swizzles[i]);
+  return true;
+}
+
+bool mlir::tile::pipeline::canWarpSpecialize(const TmaPipeline &p) {
+  auto kernel = dyn_cast<KernelOp>(p.loop->getParentOp());
+  if (!kernel || !p.asyncDot || kernel->hasAttr("tile.producer_warps"))
+    return false;
+  int64_t warps = kernel.getNumWarps();
+  if (warps != 4 && warps != 8)
+    return false;
+  llvm::SetVector<Operation *> ops;
+  return producerInputs(kernel, producerNeeds(p), ops);
+}
+
+void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
+                                          const tessera::target::TargetInfo &target) {
+  scf::ForOp loop = p.loop;
+  auto kernel = cast<KernelOp>(loop->getParentOp());
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = loop.getLoc();
+  Block *body = &kernel.getBody().front();
+  int64_t warps = kernel.getNumWarps();
+  bool moveRegisters = warps == 8; // with 4, every thread may hold 255 registers anyway
+
+  // The compute warps release the slot of iteration k - 1 once its dot is done.
+  OpBuilder b(p.asyncWait->getNextNode());
+  auto cst = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)); };
+  Value stagesLess1 = cst(p.stages - 1), numStages = cst(p.stages);
+  Value empty = MBarrierAllocOp::create(b, loc, MBarrierType::get(ctx, p.stages),
+                                        b.getI32IntegerAttr(32 * warps));
+  empty.getDefiningOp()->moveBefore(p.full.getDefiningOp());
+  Value started = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, p.k, cst(0));
+  auto release = scf::IfOp::create(b, loc, TypeRange{}, started, /*withElse=*/false);
+  {
+    OpBuilder r = OpBuilder::atBlockBegin(release.thenBlock());
+    Value prev =
+        arith::RemSIOp::create(r, loc, arith::AddIOp::create(r, loc, p.k, stagesLess1), numStages);
+    MBarrierArriveOp::create(r, loc, empty, prev);
+  }
+
+  // Hoist what the producer needs to the top, then the buffers and barriers.
+  llvm::SetVector<Operation *> inputs;
+  (void)producerInputs(kernel, producerNeeds(p), inputs);
+  SmallVector<Operation *> hoisted(inputs.begin(), inputs.end());
+  llvm::sort(hoisted, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  for (Value v : p.buffers)
+    hoisted.push_back(v.getDefiningOp());
+  hoisted.push_back(empty.getDefiningOp());
+  hoisted.push_back(p.full.getDefiningOp());
+  // Each before the first op that stays, in order.
+  llvm::SmallPtrSet<Operation *, 16> isHoisted(hoisted.begin(), hoisted.end());
+  Operation *split = nullptr;
+  for (Operation &op : *body)
+    if (!isHoisted.contains(&op)) {
+      split = &op;
+      break;
+    }
+  for (Operation *op : hoisted)
+    op->moveBefore(split);
+
+  // The split: producer branch, then the rest of the body in the else branch.
+  b.setInsertionPoint(split);
+  Value inProducer = InProducerOp::create(b, loc, b.getI1Type());
+  auto branch = scf::IfOp::create(b, loc, TypeRange{}, inProducer, /*withElse=*/true);
+  Block *consumer = branch.elseBlock();
+  Operation *yield = consumer->getTerminator();
+  for (Operation *op = split; op && op != body->getTerminator();) {
+    Operation *next = op->getNextNode();
+    op->moveBefore(yield);
+    op = next;
+  }
+  if (moveRegisters) {
+    OpBuilder c = OpBuilder::atBlockBegin(consumer);
+    SetMaxRegistersOp::create(c, loc, target.computeRegisters(), /*increase=*/true);
+  }
+
+  // The producer: its own loop over the iterations.
+  b.setInsertionPointToStart(branch.thenBlock());
+  if (moveRegisters)
+    SetMaxRegistersOp::create(b, loc, target.producerRegisters(), /*increase=*/false);
+  Value lb = loop.getLowerBound(), step = loop.getStep();
+  auto producer = scf::ForOp::create(b, loc, lb, loop.getUpperBound(), step);
+  b.setInsertionPointToStart(producer.getBody());
+  Value iv = producer.getInductionVar();
+  Value k = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, lb), step);
+  Value slotIndex = arith::RemSIOp::create(b, loc, k, cst(p.stages));
+  Value round = arith::DivSIOp::create(b, loc, k, cst(p.stages));
+  Value parity =
+      arith::XOrIOp::create(b, loc, arith::AndIOp::create(b, loc, round, cst(1)), cst(1));
+  MBarrierWaitOp::create(b, loc, empty, slotIndex, parity);
+  for (auto [c, buf, slotTy] : llvm::zip(*p.cands, p.buffers, p.slotTypes)) {
+    Value slot = MemDescIndexOp::create(b, loc, slotTy, buf, slotIndex);
+    SmallVector<Value> coords = coordsAt(b, loop, c, iv);
+    TmaCopyOp::create(b, loc, c.load.getTensor(), coords, slot, p.full, slotIndex, Value(),
+                      b.getI32IntegerAttr(c.tmaMap));
+  }
+  kernel->setAttr("tile.producer_warps", b.getI64IntegerAttr(kProducerWarps));
+}

@@ -1,0 +1,66 @@
+//===- SoftwarePipeline.h - tile-software-pipeline internals ----*- C++ -*-===//
+//
+// What the two halves of tile-software-pipeline share: SoftwarePipeline.cpp
+// finds the loads a loop can copy ahead and builds the cp.async pipeline;
+// PipelineTma.cpp decides whether the copies go through TMA and, for a loop
+// whose one asynchronous warpgroup dot accumulates (matmul), splits the kernel
+// into a producer warpgroup and the compute warps (warp specialization).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_LIB_TRANSFORMS_SOFTWAREPIPELINE_H
+#define TESSERA_LIB_TRANSFORMS_SOFTWAREPIPELINE_H
+
+#include "dialects/Tile/TileDialect.h"
+#include "lib/Target/TargetInfo.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile::pipeline {
+
+/// A load the loop can copy ahead.
+struct Candidate {
+  LoadOp load;
+  TransposeOp transpose; // null when the tile is staged as loaded
+  LocalAllocOp alloc;
+  SmallVector<Operation *> slice; // the coordinate computation, in order
+  unsigned vec = 1;
+  int64_t tmaMap = -1; // index into tile.tensor_maps when copied by TMA
+};
+
+/// The coordinates of `c`'s load at iteration `iv`, computed at `b`'s point.
+SmallVector<Value> coordsAt(OpBuilder &b, scf::ForOp loop, Candidate &c, Value iv);
+
+/// Whether `loop`'s candidates are copied by TMA (sm_90, the aligned variant,
+/// a loop not nested in another loop, slots TMA can write); sets their maps
+/// and the kernel's tile.tensor_maps.
+bool useTma(scf::ForOp loop, SmallVector<Candidate> &cands, ArrayRef<MemDescType> slotTypes,
+            const tessera::target::TargetInfo &target);
+
+/// The loop, its TMA copies and the values the warp split needs.
+struct TmaPipeline {
+  scf::ForOp loop;
+  SmallVector<Candidate> *cands;
+  ArrayRef<Value> buffers;
+  ArrayRef<MemDescType> slotTypes;
+  unsigned stages;
+  Value full;                // the barriers the copies complete on
+  Value k;                   // the iteration number, in the loop
+  bool asyncDot = false;     // the loop's dot stays in flight ...
+  WarpgroupWaitOp asyncWait; // ... until this {pendings = 1} wait
+};
+
+/// Whether the kernel can be split into producer and compute warps around
+/// `p.loop` (its dot asynchronous, the loop directly in the kernel body, the
+/// copies' inputs computable before the split, 4 or 8 compute warps).
+bool canWarpSpecialize(const TmaPipeline &p);
+
+/// Splits the kernel: a producer warpgroup (the last four warps) runs a loop of
+/// its own that waits for a slot to be released and refills it by TMA; the
+/// compute warps run the rest of the kernel, waiting for each slot's copies
+/// and releasing the slot the previous iteration's dot read.
+void warpSpecialize(TmaPipeline &p, const tessera::target::TargetInfo &target);
+
+} // namespace mlir::tile::pipeline
+
+#endif
