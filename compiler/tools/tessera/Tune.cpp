@@ -33,12 +33,19 @@ namespace {
 int fail(const llvm::Twine &msg) { return failWith(msg); }
 int report(llvm::Error e) { return reportError(std::move(e)); }
 
-/// A progress bar on stderr when it is a terminal.
-Progress progressBar(const char *what) {
+/// A progress bar on stderr when it is a terminal; with `lines`, otherwise one
+/// line per configuration as it finishes (a log then shows how far a search
+/// got, should a configuration never return).
+Progress progressBar(const char *what, bool lines = false) {
   bool tty = isatty(2);
-  return [tty, what](size_t done, size_t total, const Candidate &) {
-    if (!tty)
+  return [tty, what, lines](size_t done, size_t total, const Candidate &c) {
+    if (!tty) {
+      if (lines) {
+        llvm::errs() << what << " " << done << "/" << total << " " << c.config.text() << "\n";
+        llvm::errs().flush();
+      }
       return;
+    }
     int width = 30, filled = (int)(width * done / std::max<size_t>(total, 1));
     llvm::errs() << "\r" << what << " [" << std::string(filled, '#')
                  << std::string(width - filled, '.') << "] " << done << "/" << total
@@ -158,7 +165,8 @@ int tessera::runTune(const TuneOptions &opts) {
   TimingOptions to;
   to.scalars = scalars;
   to.budgetSeconds = opts.budget;
-  auto timing = timeAll(**rt, **program, req, sum->candidates, to, progressBar("timing"));
+  auto timing =
+      timeAll(**rt, **program, req, sum->candidates, to, progressBar("timed", /*lines=*/true));
   if (!timing)
     return report(timing.takeError());
   auto metric = [&](double ms) -> std::string {
