@@ -87,6 +87,11 @@ def Tile_MBarrierType : TypeDef<Tile_Dialect, "MBarrier"> {
   }];
   let parameters = (ins "unsigned":$count);
   let assemblyFormat = "`<` $count `>`";
+  let extraClassDeclaration = [{
+    /// Bytes of one mbarrier object, and of the row.
+    static constexpr int64_t kBytes = 8;
+    int64_t getBytes() const { return kBytes * getCount(); }
+  }];
 }
 
 #endif // TILE_TYPES_TD

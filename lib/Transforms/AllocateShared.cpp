@@ -32,8 +32,6 @@ using namespace mlir::tile;
 
 namespace {
 
-constexpr int64_t kBarrierBytes = 8; // one mbarrier object
-
 struct Buffer {
   Operation *op;
   int64_t bytes, align;
@@ -93,8 +91,7 @@ struct TileAllocateShared : tile::impl::TileAllocateSharedBase<TileAllocateShare
         buffers.push_back(b);
       } else if (auto bars = dyn_cast<MBarrierAllocOp>(op)) {
         // Live to the end: an mbarrier's memory is not reused while valid.
-        buffers.push_back(
-            Buffer{op, kBarrierBytes * bars.getType().getCount(), kBarrierBytes, pos[op], n});
+        buffers.push_back(Buffer{op, bars.getType().getBytes(), MBarrierType::kBytes, pos[op], n});
       } else if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
         if (std::optional<SharedGeometry> g = tessera::analysis::scratchOf(cvt)) {
           tessera::analysis::recordScratch(cvt, *g);

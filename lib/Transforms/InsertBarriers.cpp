@@ -154,7 +154,7 @@ private:
       // Initialised by one thread after earlier users of the bytes are past a
       // barrier; the lowering ends with a barrier of its own.
       if (auto off = bars->getAttrOfType<IntegerAttr>("tile.offset"))
-        if (conflicts(s, Access{off.getInt(), off.getInt() + 8 * bars.getType().getCount(), true}))
+        if (conflicts(s, Access{off.getInt(), off.getInt() + bars.getType().getBytes(), true}))
           barrierBefore(op, s, insert);
       s.pending.clear();
       return;

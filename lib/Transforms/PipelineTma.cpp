@@ -180,9 +180,9 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   OpBuilder b(p.asyncWait->getNextNode());
   auto cst = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)); };
   Value stagesLess1 = cst(p.stages - 1), numStages = cst(p.stages);
-  Value empty = MBarrierAllocOp::create(b, loc, MBarrierType::get(ctx, p.stages),
-                                        b.getI32IntegerAttr(32 * warps));
-  empty.getDefiningOp()->moveBefore(p.full.getDefiningOp());
+  OpBuilder before(p.full.getDefiningOp());
+  Value empty = MBarrierAllocOp::create(before, loc, MBarrierType::get(ctx, p.stages),
+                                        before.getI32IntegerAttr(32 * warps));
   Value started = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, p.k, cst(0));
   auto release = scf::IfOp::create(b, loc, TypeRange{}, started, /*withElse=*/false);
   {

@@ -20,6 +20,15 @@ uint16_t toHalfBits(double v, const llvm::fltSemantics &sem) {
 }
 } // namespace
 
+std::vector<int64_t> tessera::jit::stridesOf(const TensorArg &t) {
+  if (!t.strides.empty())
+    return t.strides;
+  std::vector<int64_t> strides(t.shape.size(), 1);
+  for (size_t d = t.shape.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * t.shape[d];
+  return strides;
+}
+
 void Binding::finish() {
   pointers.resize(slots.size());
   for (size_t i = 0; i < slots.size(); ++i)
@@ -48,12 +57,7 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
       if (t->shape.size() != r)
         return makeError("argument '" + p.name + "' must have rank " + llvm::Twine(r) +
                          ", got rank " + llvm::Twine(t->shape.size()));
-      std::vector<int64_t> strides = t->strides;
-      if (strides.empty()) {
-        strides.assign(r, 1);
-        for (size_t d = r; d-- > 1;)
-          strides[d - 1] = strides[d] * t->shape[d];
-      }
+      std::vector<int64_t> strides = stridesOf(*t);
       if (strides.size() != r || (r && strides[r - 1] != 1))
         return makeError("argument '" + p.name +
                          "' must be contiguous along its last axis (stride 1)");

@@ -38,6 +38,9 @@ struct ScalarArg {
 
 using Arg = std::variant<TensorArg, ScalarArg>;
 
+/// `t`'s element strides: its own, or row-major contiguous when it has none.
+std::vector<int64_t> stridesOf(const TensorArg &t);
+
 struct Binding {
   std::map<std::string, int64_t> dims; // named dims and integer scalars
   bool aligned = true;

@@ -191,12 +191,7 @@ llvm::Expected<bool> Runtime::tensorMapsFor(const Loaded &loaded, llvm::ArrayRef
     cuda::TensorMapSpec spec;
     spec.dtype = t.dtype;
     spec.shape = t.shape;
-    spec.strides = t.strides;
-    if (spec.strides.empty()) {
-      spec.strides.assign(t.shape.size(), 1);
-      for (size_t d = t.shape.size(); d-- > 1;)
-        spec.strides[d - 1] = spec.strides[d] * t.shape[d];
-    }
+    spec.strides = stridesOf(t);
     spec.box = use.box;
     spec.swizzle = use.swizzle;
     if (!cuda::tmaUnsupported(t.data, spec).empty())

@@ -38,10 +38,6 @@ SmallVector<Value> laneOffsets(OpBuilder &b, Location loc, const SharedPlan &pla
   return out;
 }
 
-Value at(OpBuilder &b, Location loc, Value slot, Value offset) {
-  return LLVM::GEPOp::create(b, loc, slot.getType(), b.getI8Type(), slot, ValueRange{offset});
-}
-
 FailureOr<SharedPlan> vectorPlan(Operation *op, RankedTensorType tile, const SharedGeometry &geo) {
   FailureOr<Distribution> dist = distribute(tile);
   if (failed(dist))
@@ -70,7 +66,7 @@ LogicalResult tessera::conversion::storeTileToShared(ConversionPatternRewriter &
       Value v = vals[in.first + e];
       run.push_back(elt.isInteger(1) ? (Value)LLVM::ZExtOp::create(rw, loc, st, v) : v);
     }
-    Value ptr = at(rw, loc, slotPtr, off);
+    Value ptr = byteOffset(rw, loc, slotPtr, off);
     if (run.size() == 1) {
       LLVM::StoreOp::create(rw, loc, run[0], ptr, storageBytes(elt));
       continue;
@@ -97,7 +93,7 @@ FailureOr<SmallVector<Value>> loadVectors(ConversionPatternRewriter &rw, Operati
   SmallVector<Value> out(plan->dist.offsets.size());
   SmallVector<Value> offs = laneOffsets(rw, loc, *plan);
   for (auto [in, off] : llvm::zip(plan->instrs, offs)) {
-    Value ptr = at(rw, loc, slotPtr, off);
+    Value ptr = byteOffset(rw, loc, slotPtr, off);
     SmallVector<Value> run;
     if (in.elems == 1) {
       run.push_back(LLVM::LoadOp::create(rw, loc, st, ptr, storageBytes(elt)));
@@ -126,7 +122,7 @@ FailureOr<SmallVector<Value>> loadMatrices(ConversionPatternRewriter &rw, Operat
     Type resTy = in.num == 1 ? i32
                              : (Type)LLVM::LLVMStructType::getLiteral(
                                    rw.getContext(), SmallVector<Type>(in.num, i32));
-    Value res = NVVM::LdMatrixOp::create(rw, loc, resTy, at(rw, loc, slotPtr, off), in.num,
+    Value res = NVVM::LdMatrixOp::create(rw, loc, resTy, byteOffset(rw, loc, slotPtr, off), in.num,
                                          in.trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
                                          shape, NVVM::LdStMatrixEltType::B16);
     SmallVector<Value> regs = in.num == 1 ? SmallVector<Value>{res} : unpack(rw, loc, res);
@@ -164,7 +160,7 @@ struct LocalAllocLowering : ConvertOpToLLVMPattern<tile::LocalAllocOp> {
     if (!offset)
       return op.emitError("a shared buffer without an offset: run tile-allocate-shared first");
     Location loc = op.getLoc();
-    Value ptr = at(rw, loc, sharedBase(rw, loc, op), i32Const(rw, loc, offset.getInt()));
+    Value ptr = byteOffset(rw, loc, sharedBase(rw, loc, op), i32Const(rw, loc, offset.getInt()));
     if (Value src = adaptor.getSrc())
       if (failed(storeTileToShared(rw, op, cast<RankedTensorType>(op.getSrc().getType()),
                                    op.getType().getGeometry(), ptr, unpack(rw, loc, src))))
@@ -211,7 +207,7 @@ struct MemDescIndexLowering : ConvertOpToLLVMPattern<tile::MemDescIndexOp> {
     Location loc = op.getLoc();
     int64_t slotBytes = op.getSrc().getType().getSlotBytes();
     Value off = LLVM::MulOp::create(rw, loc, adaptor.getIndex(), i32Const(rw, loc, slotBytes));
-    rw.replaceOp(op, at(rw, loc, adaptor.getSrc(), off));
+    rw.replaceOp(op, byteOffset(rw, loc, adaptor.getSrc(), off));
     return success();
   }
 };
@@ -254,7 +250,7 @@ struct AsyncCopyLowering : ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
       SharedInstr in;
       in.first = i;
       in.elems = vec;
-      Value dst = at(rw, loc, adaptor.getDst(), laneOffset(a, *plan, in, base, base, lane));
+      Value dst = byteOffset(rw, loc, adaptor.getDst(), laneOffset(a, *plan, in, base, base, lane));
       Value mask = global->mask[i];
       if (Value pred = adaptor.getPred())
         mask = LLVM::AndOp::create(rw, loc, mask, pred);

@@ -24,36 +24,16 @@ using namespace tessera::conversion;
 
 namespace {
 
-constexpr int64_t kBarrierBytes = 8;
-
-Value byteOffset(OpBuilder &b, Location loc, Value base, Value offset) {
-  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base, ValueRange{offset});
-}
-
 /// The barrier `index` of a row of barriers at `bars`.
 Value barrierAt(OpBuilder &b, Location loc, Value bars, Value index) {
-  Value off = LLVM::MulOp::create(b, loc, index, i32Const(b, loc, kBarrierBytes));
+  Value off = LLVM::MulOp::create(b, loc, index, i32Const(b, loc, tile::MBarrierType::kBytes));
   return byteOffset(b, loc, bars, off);
-}
-
-/// The warps that compute: `tile.num_warps` of the function around `op`.
-int64_t computeWarps(Operation *op) {
-  auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
-  auto w = fn ? fn->getAttrOfType<IntegerAttr>("tile.num_warps") : IntegerAttr();
-  return w ? w.getInt() : 4;
-}
-
-bool warpSpecialized(Operation *op) {
-  auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
-  return fn && fn->hasAttr("tile.producer_warps");
 }
 
 Value isThread(OpBuilder &b, Location loc, int64_t tid) {
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, threadId(b, loc),
                               i32Const(b, loc, tid));
 }
-
-Value isThreadZero(OpBuilder &b, Location loc) { return isThread(b, loc, 0); }
 
 struct MBarrierAllocLowering : ConvertOpToLLVMPattern<tile::MBarrierAllocOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -64,7 +44,7 @@ struct MBarrierAllocLowering : ConvertOpToLLVMPattern<tile::MBarrierAllocOp> {
       return op.emitError("barriers without an offset: run tile-allocate-shared first");
     Location loc = op.getLoc();
     Value bars = byteOffset(rw, loc, sharedBase(rw, loc, op), i32Const(rw, loc, offset.getInt()));
-    Value first = isThreadZero(rw, loc);
+    Value first = isThread(rw, loc, 0);
     Value arrivals = i32Const(rw, loc, op.getArrivals());
     for (unsigned i = 0; i < op.getType().getCount(); ++i)
       NVVM::MBarrierInitOp::create(rw, loc, barrierAt(rw, loc, bars, i32Const(rw, loc, i)),

@@ -267,21 +267,42 @@ Value tessera::conversion::sharedBase(OpBuilder &b, Location loc, Operation *any
   return LLVM::AddressOfOp::create(b, loc, global);
 }
 
+namespace {
+LLVM::LLVMFuncOp enclosingFunction(Operation *op) {
+  if (!op)
+    return {};
+  if (auto fn = dyn_cast<LLVM::LLVMFuncOp>(op))
+    return fn;
+  return op->getParentOfType<LLVM::LLVMFuncOp>();
+}
+} // namespace
+
+int64_t tessera::conversion::computeWarps(Operation *op) {
+  auto fn = enclosingFunction(op);
+  auto w = fn ? fn->getAttrOfType<IntegerAttr>("tile.num_warps") : IntegerAttr();
+  return w ? w.getInt() : 4;
+}
+
+bool tessera::conversion::warpSpecialized(Operation *op) {
+  auto fn = enclosingFunction(op);
+  return fn && fn->hasAttr("tile.producer_warps");
+}
+
 void tessera::conversion::barrier(OpBuilder &b, Location loc) {
   // In a warp-specialized kernel only the compute warps synchronise: named
   // barrier 1 over their threads (the producer warps never reach it).
   Operation *at = b.getInsertionBlock() ? b.getInsertionBlock()->getParentOp() : nullptr;
-  auto fn = at ? (isa<LLVM::LLVMFuncOp>(at) ? cast<LLVM::LLVMFuncOp>(at)
-                                            : at->getParentOfType<LLVM::LLVMFuncOp>())
-               : LLVM::LLVMFuncOp();
-  if (fn && fn->hasAttr("tile.producer_warps")) {
-    auto warps = fn->getAttrOfType<IntegerAttr>("tile.num_warps");
+  if (at && warpSpecialized(at)) {
     NVVM::BarrierOp::create(b, loc, Type(), i32Const(b, loc, 1),
-                            i32Const(b, loc, 32 * (warps ? warps.getInt() : 4)),
-                            NVVM::BarrierReductionAttr(), Value());
+                            i32Const(b, loc, 32 * computeWarps(at)), NVVM::BarrierReductionAttr(),
+                            Value());
     return;
   }
   NVVM::Barrier0Op::create(b, loc);
+}
+
+Value tessera::conversion::byteOffset(OpBuilder &b, Location loc, Value ptr, Value offset) {
+  return LLVM::GEPOp::create(b, loc, ptr.getType(), b.getI8Type(), ptr, ValueRange{offset});
 }
 
 Value tessera::conversion::combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,

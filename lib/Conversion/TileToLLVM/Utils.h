@@ -55,9 +55,17 @@ void predicatedStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value addr, m
                      llvm::ArrayRef<mlir::Value> vals);
 
 /// The base of the dynamic shared memory (declared in the module on first use),
-/// and a barrier of the whole block.
+/// and a barrier of the block's compute warps: the whole block, or in a
+/// warp-specialized kernel a named barrier of the compute warps.
 mlir::Value sharedBase(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *anyOp);
 void barrier(mlir::OpBuilder &b, mlir::Location loc);
+/// `ptr` plus `offset` bytes (an i8 GEP in ptr's address space).
+mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr, mlir::Value offset);
+
+/// The compute warps of the kernel around `op` (its `tile.num_warps`), and
+/// whether it has producer warps after them (`tile.producer_warps`).
+int64_t computeWarps(mlir::Operation *op);
+bool warpSpecialized(mlir::Operation *op);
 
 /// Scalar combinations used by reductions.
 mlir::Value combine(mlir::OpBuilder &b, mlir::Location loc, mlir::tile::ReduceKind kind,
