@@ -14,9 +14,11 @@
 //
 // When the loop's one warpgroup dot accumulates into a loop-carried value
 // (matmul) and S >= 3, the dot becomes asynchronous: its wgmma group stays in
-// flight until a `tile.warpgroup_wait {pendings = 1}` in the next iteration
-// (and one of 0 after the loop), and copies run S-2 iterations ahead, into
-// the slot read two iterations earlier, whose dot is complete by then.
+// flight until a `tile.warpgroup_wait {pendings = 1}` after the next
+// iteration's dot (and one of 0 after the loop). cp.async copies then run S-2
+// iterations ahead, into the slot read two iterations earlier, whose dot is
+// complete by then; TMA copies (below) are issued after the wait, S-1 ahead,
+// into the slot the previous iteration's (now complete) dot read.
 //
 // On targets with TMA (sm_90), in the aligned specialization, a loop that is
 // not inside another loop and whose dot is asynchronous copies with TMA when every candidate's slot
@@ -173,11 +175,7 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
         cands.push_back(*c);
   if (cands.empty())
     return;
-  // Copies run `ahead` iterations ahead: into the slot read S - ahead
-  // iterations earlier. With an asynchronous dot, that reader may still run
-  // during the iteration before, so copies run one iteration less ahead.
   WarpgroupDotOp asyncDot = asyncCandidate(loop, stages);
-  unsigned ahead = asyncDot ? stages - 2 : stages - 1;
   Location loc = loop.getLoc();
   MLIRContext *ctx = loop.getContext();
   OpBuilder b(loop);
@@ -202,6 +200,14 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   // are waited for, ran 5-10% slower with TMA than with cp.async
   // (docs/BENCHMARKS.md), so it keeps cp.async.
   bool tma = asyncDot && useTma(loop, cands, slotTypes, target);
+  // Copies run S - 1 iterations ahead, into the slot the previous iteration
+  // read. With an asynchronous dot, that slot's reader is complete only after
+  // this iteration's {pendings = 1} wait: TMA copies are issued there; cp.async
+  // copies, issued at the top under the barrier that publishes the landed
+  // slot, run one iteration less ahead (a second barrier per iteration cost
+  // more than the stage).
+  bool late = asyncDot && tma;
+  unsigned ahead = asyncDot && !tma ? stages - 2 : stages - 1;
   Value bars;
   if (tma)
     bars = MBarrierAllocOp::create(b, loc, MBarrierType::get(ctx, stages),
@@ -244,13 +250,15 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
         arith::AndIOp::create(b, loc, arith::DivSIOp::create(b, loc, k, cst(stages)), cst(1));
     MBarrierWaitOp::create(b, loc, bars, cur, phase);
   }
-  if (!split) {
+  auto issueAhead = [&] {
     Value next =
         arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, k, cst(ahead)), cst(stages));
     Value ivNext =
         arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, step, cst(ahead)));
     issue(ivNext, next);
-  }
+  };
+  if (!split && !late)
+    issueAhead();
   for (auto [c, buf, slotTy] : llvm::zip(cands, buffers, slotTypes)) {
     Value slot = MemDescIndexOp::create(b, loc, slotTy, buf, cur);
     if (c.transpose)
@@ -276,6 +284,11 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
     Value done = WarpgroupWaitOp::create(b, loc, res.getType(), res, 0);
     res.replaceAllUsesExcept(done, done.getDefiningOp());
     tp.asyncWait = cast<WarpgroupWaitOp>(w.getDefiningOp());
+    if (!split && late) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfter(tp.asyncWait);
+      issueAhead();
+    }
   }
   if (split) {
     tp.k = k;

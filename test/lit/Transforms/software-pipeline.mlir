@@ -111,34 +111,43 @@ tile.kernel @padded(%a: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_wa
 // Without it, the loop copies through TMA, with one tensor map per operand
 // (A's [128, 32] box, 64-byte swizzle; B's [32, 128] slot as two [32, 64]
 // boxes of the 128-byte swizzle), four barriers expecting two arrivals (one per copy); a prologue of
-// S - 2 = 2 iterations; each iteration waits for its slot's phase,
-// (k / 4) & 1, then copies 2 iterations ahead.
+// S - 1 = 3 iterations; each iteration waits for its slot's phase,
+// (k / 4) & 1, issues its dot, and once the previous iteration's dot is
+// complete (the wait of pendings 1) copies 3 iterations ahead into that slot.
 // TMA-LABEL: tile.kernel @wgmma
 // TMA-SAME: tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 128, 32>, swizzle = 64 : i64}, {arg = 1 : i64, box = array<i64: 32, 64>, swizzle = 128 : i64}]
 // TMA-NOT: tile.in_producer
 // TMA: %[[BARS:.*]] = tile.mbarrier_alloc {arrivals = 2 : i32} : !tile.mbarrier<4>
-// TMA-COUNT-2: tile.tma_copy %arg1[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 1 : i32}
+// TMA-COUNT-3: tile.tma_copy %arg1[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 1 : i32}
 // TMA: scf.for %[[I:.*]] = %[[LB:.*]] to %{{.*}} step %[[STEP:.*]] iter_args
 // TMA: %[[K:.*]] = arith.divsi %{{.*}}, %[[STEP]] : i32
 // TMA: %[[CUR:.*]] = arith.remsi %[[K]], %{{.*}} : i32
 // TMA: %[[ROUND:.*]] = arith.divsi %[[K]], %{{.*}} : i32
 // TMA: %[[PHASE:.*]] = arith.andi %[[ROUND]], %{{.*}} : i32
 // TMA: tile.mbarrier_wait %[[BARS]][%[[CUR]]], %[[PHASE]] : !tile.mbarrier<4>
-// TMA: tile.tma_copy %arg0[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 0 : i32}
-// TMA: tile.tma_copy %arg1[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 1 : i32}
-// TMA-NOT: tile.async
+// TMA-NOT: tile.tma_copy
 // TMA: tile.warpgroup_dot %{{.*}} {isAsync}
+// TMA-NEXT: tile.warpgroup_wait %{{.*}} {pendings = 1 : i32}
+// TMA: %[[AHEAD:.*]] = arith.addi %[[K]], %{{.*}} : i32
+// TMA: %[[NEXT:.*]] = arith.remsi %[[AHEAD]], %{{.*}} : i32
+// TMA: tile.tma_copy %arg0[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%[[NEXT]]] if %{{.*}} {map = 0 : i32}
+// TMA: tile.tma_copy %arg1[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%[[NEXT]]] if %{{.*}} {map = 1 : i32}
+// TMA-NOT: tile.async
 // TMA: scf.yield
 // TMA-NOT: tile.async_wait
 
 // The copies need no barrier after them (every reader waits on the
-// barrier); the one before them lets the slot read two iterations ago be
-// refilled, and nothing is fenced (the async proxy writes the data).
+// barrier); the one before them, after every warpgroup's wait, lets the slot
+// the previous iteration read be refilled, and nothing is fenced (the async
+// proxy writes the data).
 // TMABAR-LABEL: tile.kernel @wgmma
 // TMABAR: tile.mbarrier_alloc
 // TMABAR: scf.for
 // TMABAR: tile.mbarrier_wait
 // TMABAR-NOT: tile.fence_async_shared
+// TMABAR-NOT: tile.barrier
+// TMABAR: tile.warpgroup_wait %{{.*}} {pendings = 1 : i32}
+// TMABAR-NOT: tile.tma_copy
 // TMABAR: tile.barrier
 // TMABAR-NEXT: tile.tma_copy
 // TMABAR-NOT: tile.barrier
