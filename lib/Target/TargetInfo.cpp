@@ -18,17 +18,29 @@ struct ArchRow {
   unsigned capability;
   bool archSpecific;
   int64_t maxShared;
+  Throughput rates;
 };
+// Per multiprocessor: shared memory, threads; dense f16/bf16 tensor-core
+// FLOP per clock (mma.sync, wgmma) from the vendors' peak figures (A100 312
+// TFLOP/s over 108 SMs at 1.41 GHz; H100 SXM 989 over 132 at 1.83; GA102 and
+// AD102 accumulating in f32: 512); f32 FMA FLOP per clock; L2 bytes per clock
+// (fitted on the H200 to the measured gap between 128x128 and 128x256 matmul
+// tiles, 650 vs 760 TFLOP/s); device memory bytes per clock over the
+// multiprocessors (H200 4.8 TB/s, A100 2.0, GA102/AD102 about 1.0); a global
+// load's latency in clocks.
 constexpr ArchRow kArchs[] = {
-    {"sm_80", 80, false, 166912}, {"sm_86", 86, false, 101376}, {"sm_89", 89, false, 101376},
-    {"sm_90", 90, false, 232448}, {"sm_90a", 90, true, 232448},
+    {"sm_80", 80, false, 166912, {167936, 2048, 2048, 0, 128, 40, 13, 800}},
+    {"sm_86", 86, false, 101376, {102400, 1536, 512, 0, 256, 32, 7, 800}},
+    {"sm_89", 89, false, 101376, {102400, 1536, 512, 0, 256, 32, 7, 800}},
+    {"sm_90", 90, false, 232448, {233472, 2048, 2048, 0, 256, 48, 18, 1000}},
+    {"sm_90a", 90, true, 232448, {233472, 2048, 2048, 4096, 256, 48, 18, 1000}},
 };
 } // namespace
 
 std::optional<TargetInfo> TargetInfo::lookup(llvm::StringRef arch) {
   for (const ArchRow &r : kArchs)
     if (arch == r.name)
-      return TargetInfo(r.name, r.capability, r.archSpecific, r.maxShared);
+      return TargetInfo(r.name, r.capability, r.archSpecific, r.maxShared, r.rates);
   return std::nullopt;
 }
 
@@ -122,4 +134,10 @@ std::optional<MmaInstr> TargetInfo::tensorCoreInstr(const DotShape &dot) const {
   if (dot.m * dot.n < instr->m * instr->n * (int64_t)dot.numWarps)
     return std::nullopt;
   return instr;
+}
+
+double TargetInfo::flopsPerClock(const std::optional<MmaInstr> &instr) const {
+  if (!instr)
+    return rates_.fmaFlops;
+  return instr->version == 3 ? rates_.wgmmaFlops : rates_.mmaFlops;
 }

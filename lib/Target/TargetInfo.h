@@ -45,6 +45,20 @@ struct DotShape {
   unsigned numWarps = 0;
 };
 
+/// What one multiprocessor holds and how fast it works: the cost model that
+/// picks a launch's default configuration (runtime/autotune/Model.h) reads
+/// these. Rates are per clock.
+struct Throughput {
+  int64_t sharedBytes = 0; // shared memory of one multiprocessor
+  unsigned threads = 0;    // resident threads
+  double mmaFlops = 0;     // mma.sync, dense f16/bf16
+  double wgmmaFlops = 0;   // wgmma (0: none)
+  double fmaFlops = 0;     // f32 fused multiply-add, 2 FLOP each
+  double l2Bytes = 0;      // what one multiprocessor reads from L2
+  double dramBytes = 0;    // device memory bandwidth, per multiprocessor
+  double loadLatency = 0;  // clocks from a global load's issue to its data
+};
+
 class TargetInfo {
 public:
   /// The architecture code is generated for when none is named.
@@ -83,6 +97,11 @@ public:
   unsigned producerRegisters() const { return 40; }
   unsigned computeRegisters() const { return 232; }
 
+  /// One multiprocessor's capacities and rates.
+  const Throughput &perMultiprocessor() const { return rates_; }
+  /// FLOP per clock per multiprocessor of a dot on `instr` (FMA when null).
+  double flopsPerClock(const std::optional<MmaInstr> &instr) const;
+
   // Shared memory.
   /// The most dynamic shared memory one block may use (after opting in).
   int64_t maxSharedBytesPerBlock() const { return maxShared_; }
@@ -117,13 +136,16 @@ public:
   static std::pair<unsigned, unsigned> warpgroupGrid(int64_t m, unsigned numWarps);
 
 private:
-  TargetInfo(llvm::StringRef arch, unsigned cap, bool specific, int64_t shared)
-      : arch_(arch.str()), capability_(cap), archSpecific_(specific), maxShared_(shared) {}
+  TargetInfo(llvm::StringRef arch, unsigned cap, bool specific, int64_t shared,
+             const Throughput &rates)
+      : arch_(arch.str()), capability_(cap), archSpecific_(specific), maxShared_(shared),
+        rates_(rates) {}
 
   std::string arch_;
   unsigned capability_;
   bool archSpecific_;
   int64_t maxShared_;
+  Throughput rates_;
 };
 
 } // namespace tessera::target

@@ -6,6 +6,8 @@
 #include "runtime/bench/Baseline.h"
 #include "runtime/cuda/Cublas.h"
 
+#include <array>
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -137,7 +139,10 @@ llvm::Expected<Result> tessera::bench::runPair(jit::Runtime &rt, const PairSpec 
     auto info = rt.launch(**program, sig->name, in->args);
     if (!info)
       return info.takeError();
-    t.note = info->tuned ? "tuned (database)" : "default configuration";
+    t.note = std::string(info->tuned     ? "tuned "
+                         : info->modeled ? "model default "
+                                         : "declared default ") +
+             info->config;
     return llvm::Error::success();
   };
   if (llvm::Error e = autotune::restore(*in))
@@ -339,6 +344,25 @@ std::vector<PairSpec> tessera::bench::suite(const std::string &dir) {
                true};
     p.dims = {{"M", n}, {"N", n}, {"K", n}};
     p.flops = 2.0 * n * n * n;
+    out.push_back(p);
+  }
+  // Shapes that do not fill the machine with square tiles: 1000^3 (64 tiles of
+  // 128x128 on 132 SMs), a narrow N, and skinny M.
+  for (auto [m, n, k] : {std::array<int64_t, 3>{1000, 1000, 1000},
+                         {8192, 1024, 8192},
+                         {128, 8192, 8192},
+                         {64, 8192, 8192}}) {
+    PairSpec p{"matmul",
+               m == n ? std::to_string(m) + "^3 bf16"
+                      : "M" + std::to_string(m) + " N" + std::to_string(n) + " K" +
+                            std::to_string(k) + " bf16",
+               dir + "/examples/matmul.tile",
+               "",
+               dir + "/examples/cuda/matmul.cu",
+               "matmul_bf16",
+               true};
+    p.dims = {{"M", m}, {"N", n}, {"K", k}};
+    p.flops = 2.0 * m * n * k;
     out.push_back(p);
   }
   // f16 beside cuBLAS f16 (no hand-written twin).

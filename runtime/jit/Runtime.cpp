@@ -2,6 +2,7 @@
 #include "runtime/jit/Runtime.h"
 #include "lib/Support/Errors.h"
 
+#include "runtime/autotune/Model.h"
 #include "runtime/autotune/TuneDB.h"
 
 #include "llvm/ADT/Twine.h"
@@ -45,6 +46,10 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &o
   if (opts.tuningDB != "off" && !(noTuning && *noTuning && std::string(noTuning) != "0"))
     rt->tuningDB_ = opts.tuningDB.empty() ? autotune::TuneDB::defaultPath() : opts.tuningDB;
   rt->gpuName_ = *name;
+  auto sms = rt->ctx_.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  if (!sms)
+    return sms.takeError();
+  rt->multiprocessors_ = std::max(1, *sms);
   return rt;
 }
 
@@ -79,6 +84,8 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   const Prepared &prep = **found;
   info.grid = prep.grid;
   info.tuned = prep.tuned;
+  info.modeled = prep.modeled;
+  info.config = prep.config;
   info.threads = 32 * prep.loaded->numWarps;
   info.sharedBytes = prep.loaded->sharedBytes;
   info.key = prep.loaded->key;
@@ -112,7 +119,8 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
       .append(1, '|')
       .append(sig.name)
       .append(aligned ? "|a" : "|u")
-      .append(opts.useTuned ? "t" : "");
+      .append(opts.useTuned ? "t" : "")
+      .append(opts.useModel ? "m" : "");
   for (auto &[n, v] : opts.params)
     sigKey.append(1, '|').append(n).append(1, '=').append(std::to_string(v));
   sigKey.append(1, '#');
@@ -143,6 +151,13 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
         req.params = (*hit)->params;
         info.tuned = true;
       }
+    }
+    if (req.params.empty() && opts.useModel) {
+      auto chosen = autotune::chooseDefault(compiler_, program, req, target_, multiprocessors_);
+      if (!chosen)
+        return chosen.takeError();
+      req.params = std::move(*chosen);
+      info.modeled = !req.params.empty();
     }
     auto ck = compiler_.compile(program, req);
     if (!ck)
@@ -175,7 +190,12 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
       slot = std::make_unique<Loaded>(
           Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes, ck->key, ck->tensorMaps});
     }
-    found = prepared_.emplace(sigKey, Prepared{slot.get(), ck->grid, info.tuned}).first;
+    std::string config;
+    for (auto &[n, v] : req.params)
+      config += (config.empty() ? "" : " ") + n + "=" + std::to_string(v);
+    found =
+        prepared_.emplace(sigKey, Prepared{slot.get(), ck->grid, info.tuned, info.modeled, config})
+            .first;
   }
   return &found->second;
 }

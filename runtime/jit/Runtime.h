@@ -34,6 +34,10 @@ struct LaunchOptions {
   /// Without `params`: use the tuning database's configuration for this
   /// kernel, sizes and GPU when it has one (the runtime's database).
   bool useTuned = true;
+  /// Without `params` and a database entry: the configuration the cost model
+  /// ranks fastest for these sizes on this GPU (autotune/Model.h) instead of
+  /// the declared default (the first value of each tune list).
+  bool useModel = true;
 };
 
 /// What one launch did.
@@ -42,6 +46,8 @@ struct LaunchInfo {
   bool fromDisk = false;      // ... from the disk cache
   bool cubinFromDisk = false; // the driver's JIT output came from the disk cache
   bool tuned = false;   // the tuning database chose the parameters (every launch of the signature)
+  bool modeled = false; // the cost model chose them
+  std::string config;   // the parameters launched, "BM=128 BN=256 ..." (empty: none declared)
   double compileMs = 0; // frontend + codegen, or frontend + disk read
   double loadMs = 0;    // the driver's PTX JIT (cuLink) unless cached, and cuModuleLoadDataEx
   std::array<int64_t, 3> grid = {1, 1, 1};
@@ -107,7 +113,9 @@ private:
   struct Prepared {
     Loaded *loaded = nullptr;
     std::array<int64_t, 3> grid = {1, 1, 1};
-    bool tuned = false; // the tuning database chose the parameters
+    bool tuned = false;   // the tuning database chose the parameters
+    bool modeled = false; // the cost model chose them
+    std::string config;
   };
   /// The kernel for this launch signature and alignment variant, compiled
   /// and loaded on first use (recorded in `info`).
@@ -135,6 +143,7 @@ private:
   std::unordered_map<std::string, Prepared> prepared_;              // by launch signature
   cuda::TensorMapCache tensorMaps_;
   std::string tuningDB_, gpuName_;
+  unsigned multiprocessors_ = 1;
 };
 
 } // namespace tessera::jit

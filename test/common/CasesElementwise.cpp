@@ -194,6 +194,7 @@ void loops(std::vector<ProgramCase> &out, std::mt19937 &rng) {
     int64_t nb = (n + 1023) / 1024, ch = std::max<int64_t>(1, (nb + 63) / 64),
             g = (nb + ch - 1) / ch;
     ProgramCase c{sz("dot_unrolled", n), "test/programs/dot_unrolled.tile"};
+    c.params = {{"BLOCK", 1024}}; // the partial sums' layout depends on it
     c.args = {in("x", rnd(rng, DType::F32, {n})), in("y", rnd(rng, DType::F32, {n})),
               output("out", DType::F32, {g})};
     c.check = [=](const std::vector<CaseArg> &a) {

@@ -37,15 +37,17 @@ TEST_F(Gpu, RepeatLaunchesDoNotRecompile) {
   ASSERT_TRUE(p);
   auto x = up(HostTensor(DType::F32, {4096}).random(rng)), z = poison(DType::F32, {4096});
   std::vector<jit::Arg> args = {x.arg(), x.arg(), z.arg()};
-  auto first = runtime->launch(*p, "", args);
+  jit::LaunchOptions declared; // the declared default at every size
+  declared.useModel = false;
+  auto first = runtime->launch(*p, "", args, declared);
   ASSERT_TRUE((bool)first) << llvm::toString(first.takeError());
-  auto again = runtime->launch(*p, "", args);
+  auto again = runtime->launch(*p, "", args, declared);
   ASSERT_TRUE((bool)again);
   EXPECT_FALSE(again->compiled);
   // Another size with the same specialization reuses the loaded kernel.
   auto y = up(HostTensor(DType::F32, {5000}).random(rng)), w = poison(DType::F32, {5000});
   size_t loaded = runtime->loadedKernels();
-  auto other = runtime->launch(*p, "", {y.arg(), y.arg(), w.arg()});
+  auto other = runtime->launch(*p, "", {y.arg(), y.arg(), w.arg()}, declared);
   ASSERT_TRUE((bool)other);
   EXPECT_EQ(runtime->loadedKernels(), loaded);
   EXPECT_EQ(other->grid[0], 5);
@@ -225,6 +227,7 @@ TEST_F(Gpu, LaunchesUseTheTuningDatabase) {
   EXPECT_EQ(info->grid[0], 12); // cdiv(6000, 512)
   jit::LaunchOptions off;
   off.useTuned = false;
+  off.useModel = false;
   auto plain = runtime->launch(*p, "", {x.arg(), x.arg(), z.arg()}, off);
   ASSERT_TRUE((bool)plain);
   EXPECT_FALSE(plain->tuned);

@@ -1,0 +1,287 @@
+//===- Model.cpp - the default configuration of a launch --------*- C++ -*-===//
+//
+// The cost model of Model.h. The sizes enter the IR as constants (tile.dim of
+// an argument, integer scalars) and MLIR's folders reduce the grid and the
+// loop bounds to numbers; what does not fold counts as one iteration.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/autotune/Model.h"
+
+#include "dialects/Tile/TileDialect.h"
+#include "lib/Transforms/Layouts.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace tessera;
+using namespace tessera::autotune;
+
+namespace {
+
+/// Replaces the sizes `req` gives by constants in both regions and folds.
+void foldSizes(tile::KernelOp kernel, const jit::KernelSignature &sig,
+               const jit::CompileRequest &req) {
+  OpBuilder b(kernel.getContext());
+  auto sizeOf = [&](unsigned arg, unsigned axis) -> std::optional<int64_t> {
+    if (arg >= sig.params.size() || axis >= sig.params[arg].dims.size())
+      return std::nullopt;
+    const jit::ParamInfo &p = sig.params[arg];
+    if (p.dims[axis].empty())
+      return p.literal[axis];
+    auto it = req.dims.find(p.dims[axis]);
+    return it == req.dims.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  };
+  for (Region *region : {&kernel.getGrid(), &kernel.getBody()}) {
+    if (region->empty())
+      continue;
+    Block &entry = region->front();
+    b.setInsertionPointToStart(&entry);
+    for (BlockArgument arg : entry.getArguments()) {
+      if (arg.getArgNumber() >= sig.params.size() || !arg.getType().isSignlessInteger())
+        continue;
+      auto it = req.dims.find(sig.params[arg.getArgNumber()].name);
+      if (it != req.dims.end())
+        arg.replaceAllUsesWith(arith::ConstantOp::create(
+            b, kernel.getLoc(), b.getIntegerAttr(arg.getType(), it->second)));
+    }
+    SmallVector<tile::DimOp> dims;
+    region->walk([&](tile::DimOp d) { dims.push_back(d); });
+    for (tile::DimOp d : dims) {
+      auto arg = dyn_cast<BlockArgument>(d.getTensor());
+      if (!arg || arg.getOwner() != &entry)
+        continue;
+      if (std::optional<int64_t> v = sizeOf(arg.getArgNumber(), d.getAxis())) {
+        OpBuilder at(d);
+        d.replaceAllUsesWith(
+            arith::ConstantOp::create(at, d.getLoc(), at.getI32IntegerAttr(*v)).getResult());
+        d.erase();
+      }
+    }
+  }
+  (void)applyPatternsGreedily(kernel, FrozenRewritePatternSet());
+}
+
+int64_t bytesOf(Type t) {
+  if (auto r = dyn_cast<RankedTensorType>(t))
+    return r.getNumElements() * std::max<int64_t>(1, r.getElementTypeBitWidth() / 8);
+  return t.isIntOrFloat() ? std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8) : 0;
+}
+
+/// The trip counts of the loops around `op` multiplied (1 for one that does
+/// not fold).
+int64_t timesRun(Operation *op, tile::KernelOp kernel) {
+  int64_t n = 1;
+  for (Operation *p = op->getParentOp(); p && p != kernel; p = p->getParentOp())
+    if (auto loop = dyn_cast<scf::ForOp>(p))
+      if (std::optional<APInt> trips =
+              constantTripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+                                /*isSigned=*/true, [](Value, Value, bool) { return std::nullopt; }))
+        n *= std::max<int64_t>(0, trips->getSExtValue());
+  return n;
+}
+
+/// Whether the loaded tile `v` becomes an operand of a dot (directly or
+/// through a transpose or conversion): the compiler stages it in shared memory.
+bool feedsDot(Value v) {
+  for (Operation *u : v.getUsers()) {
+    if (isa<tile::DotOp>(u))
+      return true;
+    if (isa<tile::TransposeOp, tile::ConvertOp>(u) && feedsDot(u->getResult(0)))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+std::optional<Estimate> tessera::autotune::estimate(tile::KernelOp kernel,
+                                                    const jit::KernelSignature &sig,
+                                                    const jit::CompileRequest &req,
+                                                    const target::TargetInfo &target,
+                                                    unsigned multiprocessors) {
+  foldSizes(kernel, sig, req);
+  const target::Throughput &sm = target.perMultiprocessor();
+  Estimate e;
+  // The grid.
+  if (!kernel.getGrid().empty()) {
+    e.programs = 1;
+    for (Value v : kernel.getGrid().front().getTerminator()->getOperands()) {
+      std::optional<int64_t> n = getConstantIntValue(v);
+      if (!n)
+        return std::nullopt;
+      e.programs *= std::max<int64_t>(0, *n);
+    }
+  } else {
+    e.programs = 1;
+  }
+  // Work per program, and what it keeps resident.
+  unsigned numWarps = kernel.getNumWarps(), stages = kernel.getNumStages();
+  int64_t threads = target.warpSize() * (int64_t)numWarps;
+  double computeCycles = 0;
+  int64_t staged = 0, live = 0;
+  kernel.getBody().walk([&](Operation *op) {
+    int64_t n = timesRun(op, kernel);
+    if (auto dot = dyn_cast<tile::DotOp>(op)) {
+      target::DotShape s = tile::dotShape(dot);
+      double flops = 2.0 * s.m * s.n * s.k * n;
+      e.flops += flops;
+      computeCycles += flops / target.flopsPerClock(target.tensorCoreInstr(s));
+    } else if (auto load = dyn_cast<tile::LoadOp>(op)) {
+      e.bytes += (double)bytesOf(load.getType()) * n;
+      if (load->getParentOfType<scf::ForOp>()) {
+        e.iterations = std::max(e.iterations, n);
+        if (feedsDot(load.getResult()))
+          staged += bytesOf(load.getType());
+      }
+    } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
+      e.bytes += (double)bytesOf(store.getValue().getType()) * n;
+    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      int64_t bytes = 0;
+      for (Value v : loop.getRegionIterArgs())
+        bytes += bytesOf(v.getType());
+      live = std::max(live, bytes);
+    }
+  });
+  // Residency.
+  int64_t shared = staged * (stages >= 2 ? stages : 1);
+  if (shared > target.maxSharedBytesPerBlock() || threads > target.maxThreadsPerBlock())
+    return std::nullopt;
+  // Registers: the loop-carried tiles spread over the threads (beyond the
+  // limit it would spill: pruning's rule), plus a base for addresses and
+  // operands, in the allocation granule of 8.
+  if (live / 4 / threads > target.maxRegistersPerThread())
+    return std::nullopt;
+  int64_t regs =
+      std::min<int64_t>(target.maxRegistersPerThread(), llvm::alignTo(live / 4 / threads + 40, 8));
+  int64_t resident = std::min<int64_t>(
+      {shared ? sm.sharedBytes / (shared + 1024) : 32, (int64_t)sm.threads / threads,
+       (int64_t)target.registersPerMultiprocessor() / (threads * regs), 32});
+  if (resident < 1)
+    return std::nullopt;
+  e.resident = resident;
+  e.inFlight = stages >= 2 ? staged * (stages - 1) : 0;
+  // One program's cycles when `k` share a multiprocessor.
+  double throughput = std::max(computeCycles, e.bytes / sm.l2Bytes);
+  double latency =
+      (double)e.iterations * sm.loadLatency / std::max<unsigned>(1, stages >= 2 ? stages - 1 : 1);
+  auto wave = [&](int64_t k) { return std::max(k * throughput, latency) + sm.loadLatency; };
+  int64_t slots = (int64_t)multiprocessors * resident;
+  int64_t full = e.programs / slots, rest = e.programs % slots;
+  e.cycles = full * wave(resident);
+  if (rest)
+    e.cycles += wave((rest + multiprocessors - 1) / multiprocessors);
+  // No launch beats reading and writing every tensor once from device memory.
+  double unique = 0;
+  for (const jit::ParamInfo &p : sig.params) {
+    if (!p.isTensor)
+      continue;
+    double n = dtypeBytes(p.dtype);
+    for (size_t i = 0; i < p.dims.size(); ++i) {
+      auto it = p.dims[i].empty() ? req.dims.end() : req.dims.find(p.dims[i]);
+      n *= p.dims[i].empty() ? p.literal[i] : (it == req.dims.end() ? 1 : it->second);
+    }
+    unique += n;
+  }
+  e.cycles = std::max(e.cycles, unique / (sm.dramBytes * multiprocessors));
+  return e;
+}
+
+llvm::Expected<std::vector<Ranked>> tessera::autotune::rank(jit::Compiler &compiler,
+                                                            const jit::Program &program,
+                                                            const jit::CompileRequest &req,
+                                                            const target::TargetInfo &target,
+                                                            unsigned multiprocessors) {
+  auto sig = program.kernel(req.kernel);
+  if (!sig)
+    return sig.takeError();
+  std::vector<Ranked> out;
+  for (Config &c : enumerate(*sig)) {
+    jit::CompileRequest cr = req;
+    cr.kernel = sig->name;
+    cr.params = c.params;
+    Ranked r{std::move(c), std::nullopt};
+    if (llvm::Error e = compiler.inspect(program, cr, [&](tile::KernelOp k) {
+          r.estimate = estimate(k, *sig, cr, target, multiprocessors);
+          return llvm::Error::success();
+        }))
+      return std::move(e);
+    out.push_back(std::move(r));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Ranked &a, const Ranked &b) {
+    if (!a.estimate || !b.estimate)
+      return a.estimate.has_value() > b.estimate.has_value();
+    return a.estimate->cycles < b.estimate->cycles;
+  });
+  return out;
+}
+
+llvm::Expected<std::map<std::string, int64_t>>
+tessera::autotune::chooseDefault(jit::Compiler &compiler, const jit::Program &program,
+                                 const jit::CompileRequest &req, const target::TargetInfo &target,
+                                 unsigned multiprocessors) {
+  auto sig = program.kernel(req.kernel);
+  if (!sig)
+    return sig.takeError();
+  if (sig->tunes.empty())
+    return std::map<std::string, int64_t>{};
+  auto ranked = rank(compiler, program, req, target, multiprocessors);
+  if (!ranked)
+    return ranked.takeError();
+  // The fastest configuration pruning keeps sets the bar; among those it keeps
+  // within 3% of it, the deepest pipeline (most bytes in flight) wins, then
+  // the estimate, then the declared order. Pruning (a layout pass run) is
+  // the expensive part: only configurations that could win are judged.
+  auto kept = [&](const Ranked &r) -> llvm::Expected<bool> {
+    jit::CompileRequest cr = req;
+    cr.kernel = sig->name;
+    cr.params = r.config.params;
+    std::string pruned;
+    if (llvm::Error e = compiler.inspect(program, cr, [&](tile::KernelOp k) {
+          pruned = pruneReason(k, target);
+          return llvm::Error::success();
+        }))
+      return std::move(e);
+    return pruned.empty();
+  };
+  const Ranked *chosen = nullptr;
+  size_t i = 0;
+  for (; i < ranked->size() && (*ranked)[i].estimate && !chosen; ++i) {
+    auto ok = kept((*ranked)[i]);
+    if (!ok)
+      return ok.takeError();
+    if (*ok)
+      chosen = &(*ranked)[i];
+  }
+  if (!chosen)
+    return std::map<std::string, int64_t>{};
+  std::vector<const Ranked *> near;
+  for (; i < ranked->size() && (*ranked)[i].estimate &&
+         (*ranked)[i].estimate->cycles <= chosen->estimate->cycles * 1.03;
+       ++i)
+    if ((*ranked)[i].estimate->inFlight > chosen->estimate->inFlight)
+      near.push_back(&(*ranked)[i]);
+  std::stable_sort(near.begin(), near.end(), [](const Ranked *a, const Ranked *b) {
+    return a->estimate->inFlight > b->estimate->inFlight;
+  });
+  for (const Ranked *r : near) {
+    auto ok = kept(*r);
+    if (!ok)
+      return ok.takeError();
+    if (*ok) {
+      chosen = r;
+      break;
+    }
+  }
+  if (chosen)
+    return chosen->config.params;
+  return std::map<std::string, int64_t>{};
+}

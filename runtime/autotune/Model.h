@@ -1,0 +1,77 @@
+//===- Model.h - the default configuration of a launch ----------*- C++ -*-===//
+//
+// A launch without tuning-database entry and without explicit parameters runs
+// the configuration this cost model ranks fastest for its sizes on its GPU,
+// not the first value of each tune list. The model reads each configuration's
+// specialized tile IR (frontend only) with the sizes folded in, and the
+// target's per-multiprocessor facts (TargetInfo::perMultiprocessor):
+//
+//   work      FLOP of every dot (at its instruction's rate: wgmma, mma.sync
+//             or FMA) and bytes of every global load and store, times the
+//             trip counts of the loops around them
+//   residency programs one multiprocessor holds: its shared memory over the
+//             staged dot operands times num_stages, its threads, and its
+//             registers over the tiles live across a loop
+//   program   max(resident programs x max(FLOP / rate, bytes / L2 rate),
+//             iterations x load latency / (num_stages - 1)) + one latency
+//   launch    full waves of (multiprocessors x residency) programs, plus a
+//             last partial wave with fewer programs per multiprocessor; at
+//             least every tensor read or written once from device memory
+//
+// Among configurations within 3% of the fastest estimate the deepest
+// pipeline (most operand bytes copied ahead) wins, then the declared order. The winner must pass
+// the tuner's pruning (Space.h); the declared default is the fallback. It is a ranking, not a
+// prediction: `tessera tune` measures.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_RUNTIME_AUTOTUNE_MODEL_H
+#define TESSERA_RUNTIME_AUTOTUNE_MODEL_H
+
+#include "runtime/autotune/Space.h"
+
+#include <optional>
+
+namespace tessera::autotune {
+
+/// The model's view of one configuration at one size.
+struct Estimate {
+  double cycles = 0;           // the launch, in multiprocessor clocks
+  int64_t programs = 0;        // the grid's programs
+  int64_t resident = 0;        // programs one multiprocessor holds
+  int64_t iterations = 0;      // pipelined loop iterations per program
+  int64_t inFlight = 0;        // staged operand bytes copied ahead
+  double flops = 0, bytes = 0; // per program
+};
+
+/// The estimate for `kernel`, specialized by the frontend for `req` (its
+/// sizes are folded into the IR), on `multiprocessors` of `target`; nullopt
+/// when a program does not fit on one (shared memory, registers, threads) or
+/// its grid is not known.
+std::optional<Estimate> estimate(mlir::tile::KernelOp kernel, const jit::KernelSignature &sig,
+                                 const jit::CompileRequest &req, const target::TargetInfo &target,
+                                 unsigned multiprocessors);
+
+/// A configuration and its estimate, as the model ranks them.
+struct Ranked {
+  Config config;
+  std::optional<Estimate> estimate;
+};
+
+/// Every configuration of `req.kernel` at `req`'s sizes with its estimate,
+/// fastest first, then the declared order; unestimated ones last.
+llvm::Expected<std::vector<Ranked>> rank(jit::Compiler &compiler, const jit::Program &program,
+                                         const jit::CompileRequest &req,
+                                         const target::TargetInfo &target,
+                                         unsigned multiprocessors);
+
+/// The parameters a launch of `req` (no explicit parameters) uses without a
+/// tuning-database entry: among the configurations pruning keeps, within 3% of
+/// the fastest estimate, the one with the most bytes in flight; empty (the
+/// declared default) for a kernel without tune clauses or estimates.
+llvm::Expected<std::map<std::string, int64_t>>
+chooseDefault(jit::Compiler &compiler, const jit::Program &program, const jit::CompileRequest &req,
+              const target::TargetInfo &target, unsigned multiprocessors);
+
+} // namespace tessera::autotune
+
+#endif

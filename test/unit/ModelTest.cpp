@@ -1,0 +1,106 @@
+//===- ModelTest.cpp - the cost model behind a launch's default -----------===//
+#include "runtime/autotune/Model.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+
+using namespace tessera;
+using namespace tessera::autotune;
+
+namespace {
+
+std::shared_ptr<jit::Program> example(const char *file) {
+  auto p = jit::Program::fromFile(std::string(TESSERA_SOURCE_DIR) + "/examples/" + file);
+  EXPECT_TRUE((bool)p) << (p ? "" : llvm::toString(p.takeError()));
+  return p ? *p : nullptr;
+}
+
+struct Size {
+  const char *name;
+  const char *file;
+  std::map<std::string, int64_t> dims;
+  const char *arch;
+  std::map<std::string, int64_t> want; // a subset of the chosen parameters
+};
+
+std::ostream &operator<<(std::ostream &os, const Size &s) { return os << s.name; }
+
+class ModelDefault : public testing::TestWithParam<Size> {};
+
+// The H200's 132 multiprocessors.
+TEST_P(ModelDefault, ChoosesTilesForTheSize) {
+  const Size &s = GetParam();
+  auto p = example(s.file);
+  ASSERT_TRUE(p);
+  jit::Compiler compiler;
+  jit::CompileRequest req;
+  req.kernel = p->kernels()[0].name;
+  req.dims = s.dims;
+  req.arch = s.arch;
+  auto target = *target::TargetInfo::lookup(s.arch);
+  auto ranked = rank(compiler, *p, req, target, 132);
+  ASSERT_TRUE((bool)ranked) << llvm::toString(ranked.takeError());
+  if (getenv("TESSERA_MODEL_DUMP"))
+    for (size_t i = 0; i < ranked->size() && i < 12; ++i) {
+      const Ranked &r = (*ranked)[i];
+      llvm::errs() << r.config.text() << ": ";
+      if (r.estimate)
+        llvm::errs() << (int64_t)r.estimate->cycles << " cycles, " << r.estimate->programs
+                     << " programs, " << r.estimate->resident << " resident\n";
+      else
+        llvm::errs() << "does not fit\n";
+    }
+  auto t0 = std::chrono::steady_clock::now();
+  auto chosen = chooseDefault(compiler, *p, req, target, 132);
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE((bool)chosen) << llvm::toString(chosen.takeError());
+  if (getenv("TESSERA_MODEL_DUMP"))
+    llvm::errs() << "chosen: " << Config{*chosen}.text() << " in " << ms << " ms\n";
+  for (auto &[n, v] : s.want)
+    EXPECT_EQ((*chosen)[n], v) << n;
+}
+
+// Large squares take the widest tile that fits with the deepest pipeline;
+// sizes with fewer tiles than multiprocessors take narrower tiles that fill
+// them; M = 64 wastes no rows; memory-bound kernels keep the declared order.
+const Size kSizes[] = {
+    {"Matmul4096",
+     "matmul.tile",
+     {{"M", 4096}, {"N", 4096}, {"K", 4096}},
+     "sm_90a",
+     {{"BM", 128}, {"BN", 256}, {"BK", 64}, {"num_stages", 4}, {"num_warps", 8}}},
+    {"Matmul8192",
+     "matmul.tile",
+     {{"M", 8192}, {"N", 8192}, {"K", 8192}},
+     "sm_90a",
+     {{"BM", 128}, {"BN", 256}, {"BK", 64}, {"num_stages", 4}}},
+    {"Matmul2048",
+     "matmul.tile",
+     {{"M", 2048}, {"N", 2048}, {"K", 2048}},
+     "sm_90a",
+     {{"BM", 128}, {"BN", 256}}},
+    {"Matmul1000",
+     "matmul.tile",
+     {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+     "sm_90a",
+     {{"BM", 128}, {"BN", 64}}},
+    {"SkinnyM64", "matmul.tile", {{"M", 64}, {"N", 8192}, {"K", 8192}}, "sm_90a", {{"BM", 64}}},
+    {"Matmul4096Sm80",
+     "matmul.tile",
+     {{"M", 4096}, {"N", 4096}, {"K", 4096}},
+     "sm_80",
+     {{"BM", 128}, {"BN", 128}}},
+    {"Softmax", "softmax.tile", {{"M", 4096}, {"N", 4096}}, "sm_90a", {{"num_warps", 4}}},
+    {"Attention", "attention.tile", {{"B", 4}, {"H", 16}, {"N", 2048}, {"D", 64}}, "sm_90a", {}},
+    {"Layernorm", "layernorm.tile", {{"M", 4096}, {"N", 1000}}, "sm_90a", {}},
+};
+
+INSTANTIATE_TEST_SUITE_P(, ModelDefault, testing::ValuesIn(kSizes),
+                         [](const testing::TestParamInfo<Size> &i) { return i.param.name; });
+
+} // namespace
