@@ -16,7 +16,13 @@
 // are merged. wgmma reads its operands through the async proxy: in a kernel
 // with warpgroup dots, a barrier that publishes writes is preceded by
 // `tile.fence_async_shared`, so each thread's generic-proxy writes reach the
-// async proxy before any warpgroup reads them.
+// async proxy before any warpgroup reads them. An asynchronous warpgroup dot
+// reads its operands until the `tile.warpgroup_wait {pendings = 0}` after it:
+// those reads stay in flight across barriers (the barrier in a pipelined
+// loop orders the slot a completed dot read, not the one in flight) and
+// become pending at that wait, so a later write (the epilogue's conversion
+// scratch reusing the operand buffers) gets its barrier after the wait; a
+// write before it is an error.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Analysis/SharedMemory.h"
@@ -49,12 +55,14 @@ struct Access {
 struct State {
   std::set<Access> pending;     // since the last barrier
   std::set<Access> outstanding; // buffers with asynchronous copies in flight
+  std::set<Access> dotReads;    // operands of warpgroup dots still in flight
   void merge(const State &o) {
     pending.insert(o.pending.begin(), o.pending.end());
     outstanding.insert(o.outstanding.begin(), o.outstanding.end());
+    dotReads.insert(o.dotReads.begin(), o.dotReads.end());
   }
   bool operator==(const State &o) const {
-    return pending == o.pending && outstanding == o.outstanding;
+    return pending == o.pending && outstanding == o.outstanding && dotReads == o.dotReads;
   }
 };
 
@@ -88,12 +96,13 @@ public:
   }
 
 private:
-  static bool conflicts(const State &s, const Access &a) {
-    for (const Access &p : s.pending)
+  static bool conflicts(const std::set<Access> &set, const Access &a) {
+    for (const Access &p : set)
       if (p.lo < a.hi && a.lo < p.hi && (p.write || a.write))
         return true;
     return false;
   }
+  static bool conflicts(const State &s, const Access &a) { return conflicts(s.pending, a); }
 
   void barrierBefore(Operation *op, State &s, bool insert) {
     if (insert) {
@@ -163,6 +172,15 @@ private:
       s.pending.insert(s.outstanding.begin(), s.outstanding.end());
       return;
     }
+    if (auto wait = dyn_cast<WarpgroupWaitOp>(op)) {
+      // Every group complete: the operands' reads become ordinary pending
+      // reads (other warpgroups' may still run until a barrier).
+      if (wait.getPendings() == 0) {
+        s.pending.insert(s.dotReads.begin(), s.dotReads.end());
+        s.dotReads.clear();
+      }
+      return;
+    }
     SmallVector<Access, 2> accesses;
     if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
       if (alloc.getSrc()) {
@@ -185,15 +203,32 @@ private:
       accesses.push_back({off.getInt(), off.getInt() + bytes, true});
       accesses.push_back({off.getInt(), off.getInt() + bytes, false});
     }
+    // A write to operands an asynchronous dot may still read: only a wait
+    // for every group followed by a barrier orders it.
+    for (const Access &a : accesses)
+      if (insert && a.write && conflicts(s.dotReads, a)) {
+        op->emitError("shared memory written while an asynchronous warpgroup dot may read it "
+                      "(no tile.warpgroup_wait {pendings = 0} before)");
+        failed_ = true;
+        break;
+      }
     for (const Access &a : accesses)
       if (conflicts(s, a)) {
         barrierBefore(op, s, insert);
         break;
       }
     s.pending.insert(accesses.begin(), accesses.end());
+    // An asynchronous dot reads its operands until a wait completes its group,
+    // past any barrier in between. Copies the pipeline issues into the slot a
+    // completed dot read are ordered by construction and are not checked.
+    if (auto dot = dyn_cast<WarpgroupDotOp>(op); dot && dot.getIsAsync())
+      s.dotReads.insert(accesses.begin(), accesses.end());
   }
 
   bool fenceAsync_;
+
+public:
+  bool failed_ = false;
 };
 
 struct TileInsertBarriers : tile::impl::TileInsertBarriersBase<TileInsertBarriers> {
@@ -202,6 +237,8 @@ struct TileInsertBarriers : tile::impl::TileInsertBarriersBase<TileInsertBarrier
     getOperation().walk([&](WarpgroupDotOp) { fenceAsync = true; });
     Inserter inserter(fenceAsync);
     inserter.run(getOperation().getBody().front(), State{}, /*insert=*/true);
+    if (inserter.failed_)
+      signalPassFailure();
   }
 };
 

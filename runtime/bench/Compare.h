@@ -1,7 +1,9 @@
 //===- Compare.h - Tessera beside hand-written CUDA and cuBLAS ---*- C++ -*-===//
 //
 // One comparison: a .tile kernel, its CUDA twin (Baseline.h) and, for matmul,
-// cuBLAS, on the same random inputs. Every side runs once on fresh inputs and
+// cuBLAS (followed by a CUDA epilogue kernel for a fused-epilogue matmul), on
+// the same random inputs. A matmul's A and B are its first two arguments, C
+// its last tensor. Every side runs once on fresh inputs and
 // its tensors are compared with Tessera's (relative error: max |x - t| over max
 // |t|, gated per dtype); then each is timed: CUDA events around single
 // launches after warm-up, a 256 MiB memset before each to flush L2, median,
@@ -24,6 +26,10 @@ struct PairSpec {
   std::string tileFile, kernel;
   std::string cuFile, cuKernel; // empty: no CUDA side
   bool cublas = false;          // a matmul [M, K] x [K, N] (bf16 or f16): cuBLAS too
+  bool cublasTransA = false;    // ... with A stored [K, M]
+  /// A CUDA kernel (same convention) run after cuBLAS on its output: the
+  /// unfused epilogue beside a fused one.
+  std::string epilogueCu, epilogueKernel;
   std::map<std::string, int64_t> dims;
   std::map<std::string, double> scalars;
   double flops = 0, bytes = 0; // per launch, for TFLOP/s or TB/s

@@ -82,15 +82,20 @@ Cublas::~Cublas() {
     (void)api().destroy(static_cast<cublasHandle_t>(h_));
 }
 
-llvm::Error Cublas::gemm(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, int m, int n, int k,
-                         bool bf16) const {
-  // Row-major C = A B is column-major C^T = B^T A^T.
+llvm::Error Cublas::gemm(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, const Gemm &g) const {
+  // Row-major C = A B is column-major C^T = B^T A^T; A stored [K, M] is A^T
+  // column-major, transposed back by the operation.
   float alpha = 1, beta = 0;
-  cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
-  return checkCublas(api().gemmEx(static_cast<cublasHandle_t>(h_), CUBLAS_OP_N, CUBLAS_OP_N, n, m,
-                                  k, &alpha, reinterpret_cast<const void *>(b), t, n,
-                                  reinterpret_cast<const void *>(a), t, k, &beta,
-                                  reinterpret_cast<void *>(c), t, n, CUBLAS_COMPUTE_32F,
+  cudaDataType t = g.bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  cudaDataType out = g.f32Out ? CUDA_R_32F : t;
+  std::string call = std::string("cublasGemmEx(") + (g.bf16 ? "bf16" : "f16") +
+                     (g.aTransposed ? ", A transposed" : "") + (g.f32Out ? ", f32 out" : "") +
+                     ", f32 compute)";
+  return checkCublas(api().gemmEx(static_cast<cublasHandle_t>(h_), CUBLAS_OP_N,
+                                  g.aTransposed ? CUBLAS_OP_T : CUBLAS_OP_N, g.n, g.m, g.k, &alpha,
+                                  reinterpret_cast<const void *>(b), t, g.n,
+                                  reinterpret_cast<const void *>(a), t, g.aTransposed ? g.m : g.k,
+                                  &beta, reinterpret_cast<void *>(c), out, g.n, CUBLAS_COMPUTE_32F,
                                   CUBLAS_GEMM_DEFAULT),
-                     bf16 ? "cublasGemmEx(bf16, f32 compute)" : "cublasGemmEx(f16, f32 compute)");
+                     call.c_str());
 }

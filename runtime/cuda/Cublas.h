@@ -1,7 +1,8 @@
 //===- Cublas.h - the vendor matmul, loaded at run time ---------*- C++ -*-===//
 //
 // cuBLAS through dlopen (`$TESSERA_LIBCUBLAS`, else libcublas.so.13 / .so.12 /
-// .so): a move-only handle and a row-major bf16 GEMM with f32 accumulation
+// .so): a move-only handle and a row-major bf16 or f16 GEMM with f32
+// accumulation, A stored either way, C in the operands' type or f32
 // (cublasGemmEx on the transposed problem). Errors name the call and cuBLAS's
 // status string; a missing library is an EnvironmentError.
 //
@@ -28,10 +29,15 @@ public:
   Cublas(const Cublas &) = delete;
   Cublas &operator=(const Cublas &) = delete;
   ~Cublas();
-  /// C[M, N] = A[M, K] B[K, N], row-major, bf16 (else f16) operands and
-  /// result, f32 accumulation, on the null stream.
-  llvm::Error gemm(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, int m, int n, int k,
-                   bool bf16 = true) const;
+  /// The operands' storage.
+  struct Gemm {
+    int m = 0, n = 0, k = 0;
+    bool bf16 = true;         // else f16 operands
+    bool f32Out = false;      // C in f32, else in the operands' type
+    bool aTransposed = false; // A stored as [K, M]
+  };
+  /// C[M, N] = A[M, K] B[K, N], row-major, f32 accumulation, on the null stream.
+  llvm::Error gemm(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, const Gemm &g) const;
 
 private:
   explicit Cublas(void *h) : h_(h) {}

@@ -8,6 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "test/common/Cases.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace tessera;
 using namespace tessera::testutil;
 
@@ -101,6 +104,31 @@ void matmulF16(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int6
   out.push_back(std::move(c));
 }
 
+/// examples/matmul_epilogue.tile: GELU into bf16, or ReLU into f32.
+void matmulEpilogue(std::vector<ProgramCase> &out, std::mt19937 &rng, bool gelu, int64_t m,
+                    int64_t n, int64_t k, std::map<std::string, int64_t> params = {}) {
+  ProgramCase c{nameOf(gelu ? "matmul_bias_gelu" : "matmul_bias_relu",
+                       {{"m", m}, {"n", n}, {"k", k}, {"p", (int64_t)params.size()}}),
+                "examples/matmul_epilogue.tile", gelu ? "matmul_bias_gelu" : "matmul_bias_relu"};
+  c.params = std::move(params);
+  DType outType = gelu ? DType::BF16 : DType::F32;
+  c.args = {in("a", rnd(rng, DType::BF16, {m, k})), in("b", rnd(rng, DType::BF16, {k, n})),
+            in("bias", rnd(rng, DType::F32, {n}, -2, 2)), output("c", outType, {m, n})};
+  c.check = [=](const std::vector<CaseArg> &a) {
+    std::vector<double> want = matmulRef(a[0].t, a[1].t, m, n, k, false);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double x = want[i * n + j] + a[2].t.v[j];
+        want[i * n + j] = gelu
+                              ? 0.5 * x * (1 + std::tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
+                              : std::max(x, 0.0);
+      }
+    // bf16: one ulp of the output plus the dot's error; f32: the dot's.
+    return closeTo("c", a[3].t, want, 2e-3 * std::sqrt((double)k), gelu ? 8e-3 : 1e-4);
+  };
+  out.push_back(std::move(c));
+}
+
 void attention(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal, int64_t b, int64_t h,
                int64_t n, int64_t d) {
   ProgramCase c{
@@ -151,6 +179,17 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
          {{"BM", 128}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 3}});
   matmul(out, rng, true, 100, 72, 300,
          {{"BM", 64}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 4}});
+  // Fused epilogues: ragged, K below one block, and the wide tuned tile.
+  for (bool gelu : {true, false}) {
+    matmulEpilogue(out, rng, gelu, 300, 200, 130);
+    matmulEpilogue(out, rng, gelu, 130, 72, 40);
+    matmulEpilogue(out, rng, gelu, 256, 264, 192,
+                   {{"BM", 128}, {"BN", 256}, {"BK", 64}, {"num_warps", 8}, {"num_stages", 4}});
+  }
+  // A long K behind an epilogue whose layout conversion reuses the operand
+  // buffers (the last asynchronous dot must be complete in every warpgroup).
+  matmulEpilogue(out, rng, false, 768, 512, 1024,
+                 {{"BM", 128}, {"BN", 128}, {"BK", 64}, {"num_warps", 8}, {"num_stages", 3}});
   matmulF16(out, rng, 300, 200, 130);
   matmulF16(out, rng, 256, 512, 1000);
   attention(out, rng, false, 1, 2, 256, 64);

@@ -179,26 +179,41 @@ int main() {
                 {q.arg(), q.arg(), q.arg(), o.arg(), jit::ScalarArg::of(0.1)});
   }
 
-  // 3. Host time of a cached launch (the launch call, asynchronous).
-  {
-    auto prog = must(jit::Program::fromFile(sourceDir() + "/examples/vector_add.tile"));
-    auto x = must(DeviceTensor::upload(HostTensor(DType::F32, {4096}).random(rng)));
-    auto z = must(DeviceTensor::poisoned(DType::F32, {4096}));
-    std::vector<jit::Arg> args = {x.arg(), x.arg(), z.arg()};
-    must(rt->launch(*prog, "", args));
+  // 3. Host time of a cached launch (the launch call, asynchronous): 21
+  // rounds of 200 launches, the median round's time per launch.
+  auto hostUs = [&](const jit::Program &prog, const std::vector<jit::Arg> &args, const char *what,
+                    unsigned maps) {
+    jit::LaunchInfo first = must(rt->launch(prog, "", args));
+    if (first.tensorMaps != maps) {
+      printf("CHECK FAILED %s: %u tensor maps, expected %u\n", what, first.tensorMaps, maps);
+      ok = false;
+    }
     std::vector<double> perLaunchUs;
     for (int r = 0; r < 21; ++r) {
       must(cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize"));
       auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < 200; ++i)
-        must(rt->launch(*prog, "", args));
+        must(rt->launch(prog, "", args));
       perLaunchUs.push_back(wallMs(t0) * 1000 / 200);
     }
     std::sort(perLaunchUs.begin(), perLaunchUs.end());
-    // The driver's own cost, for comparison: cuLaunchKernel alone on a trivial launch.
-    printf("BENCH cached launch host time (vector_add N=4096, Runtime::launch): median %.2f us, "
-           "min %.2f us\n",
-           perLaunchUs[perLaunchUs.size() / 2], perLaunchUs.front());
+    printf("BENCH cached launch host time (%s, Runtime::launch): median %.2f us, min %.2f us\n",
+           what, perLaunchUs[perLaunchUs.size() / 2], perLaunchUs.front());
+  };
+  {
+    // A TMA matmul: two tensor maps looked up per launch.
+    auto prog = must(jit::Program::fromFile(sourceDir() + "/examples/matmul.tile"));
+    auto a = must(DeviceTensor::upload(HostTensor(DType::BF16, {128, 128}).random(rng)));
+    auto c = must(DeviceTensor::poisoned(DType::BF16, {128, 128}));
+    hostUs(*prog, {a.arg(), a.arg(), c.arg()}, "matmul 128^3, TMA on sm_90a",
+           rt->arch() == "sm_90a" ? 2 : 0);
+  }
+  {
+    auto prog = must(jit::Program::fromFile(sourceDir() + "/examples/vector_add.tile"));
+    auto x = must(DeviceTensor::upload(HostTensor(DType::F32, {4096}).random(rng)));
+    auto z = must(DeviceTensor::poisoned(DType::F32, {4096}));
+    std::vector<jit::Arg> args = {x.arg(), x.arg(), z.arg()};
+    hostUs(*prog, args, "vector_add N=4096", 0);
     must(cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize"));
     HostTensor got = must(z.download());
     for (size_t i = 0; i < got.size(); ++i)

@@ -50,7 +50,7 @@ TEST(BenchDecls, ParsesTheDeclarationLines) {
 }
 
 TEST(BenchDecls, EveryBaselineDeclaresWellFormedKernels) {
-  for (const char *f : {"softmax.cu", "matmul.cu", "attention.cu"}) {
+  for (const char *f : {"softmax.cu", "matmul.cu", "attention.cu", "epilogue.cu"}) {
     auto buf = llvm::MemoryBuffer::getFile(std::string(TESSERA_SOURCE_DIR) + "/examples/cuda/" + f);
     ASSERT_TRUE((bool)buf) << f;
     auto d = parseDecls((*buf)->getBuffer(), f);

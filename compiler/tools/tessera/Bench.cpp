@@ -55,6 +55,15 @@ int runComparisons(const BenchOptions &opts) {
   std::vector<bench::PairSpec> specs;
   if (opts.suite) {
     specs = bench::suite(opts.sourceDir);
+    if (!opts.only.empty()) {
+      llvm::erase_if(specs, [&](const bench::PairSpec &p) {
+        return (p.family + " " + p.label).find(opts.only) == std::string::npos;
+      });
+      if (specs.empty()) {
+        printToolError(llvm::errs(), "--only '" + opts.only + "' matches no row of the suite");
+        return 1;
+      }
+    }
   } else {
     if (opts.input.empty() || opts.against.empty()) {
       printToolError(llvm::errs(),

@@ -99,6 +99,7 @@ struct BenchOptions {
   std::vector<std::string> dims, scalars;
   double flops = 0, bytes = 0;
   bool suite = false;
+  std::string only;            // --suite: the rows whose "workload size" contains it
   std::string sourceDir = "."; // where --suite finds examples/ and test/programs/
   std::string json, svg;
   int reps = 30;

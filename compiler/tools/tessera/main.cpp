@@ -99,6 +99,8 @@ int main(int argc, char **argv) {
   bn->add_option("--bytes", bench.bytes, "bytes moved per launch (for TB/s)");
   bn->add_flag("--suite", bench.suite,
                "softmax, matmul and attention over size sweeps, against CUDA and cuBLAS");
+  bn->add_option("--only", bench.only,
+                 "with --suite: only the rows whose workload and size contain this text");
   bn->add_option("--source-dir", bench.sourceDir, "where --suite finds the kernels")
       ->capture_default_str();
   bn->add_option("--json", bench.json, "write the results as JSON");

@@ -84,3 +84,43 @@ tile.kernel @scratch(%a: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 :
   %s = tile.reduce max %t axis 1 {tile.scratch_offset = 0 : i64} : tensor<64x128xf32, #b2> -> tensor<64xf32, #tile.slice<{dim = 1, parent = #b2}>>
   tile.return
 }
+
+// -----
+
+// An asynchronous warpgroup dot reads its operands until the wait of
+// pendings 0 after the loop, past the barrier in the loop: the scratch that
+// reuses the operand buffer gets a barrier after that wait.
+// CHECK-LABEL: tile.kernel @async_dot
+// CHECK: scf.for
+// CHECK: tile.warpgroup_wait %{{.*}} {pendings = 1 : i32}
+// CHECK-NEXT: tile.barrier
+// CHECK: tile.warpgroup_wait %{{.*}} {pendings = 0 : i32}
+// CHECK-NOT: tile.reduce
+// CHECK: tile.barrier
+// CHECK-NEXT: tile.reduce
+#ws = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#m3 = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#b3 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>
+tile.kernel @async_dot(%a: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c8 = arith.constant 8 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #m3>
+  %buf = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<3x64x64xbf16, #ws>
+  %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #m3>) : i32 {
+    %cur = tile.memdesc_index %buf[%i] : !tile.memdesc<3x64x64xbf16, #ws> -> !tile.memdesc<64x64xbf16, #ws>
+    %d = tile.warpgroup_dot %cur, %cur, %acc {isAsync} : !tile.memdesc<64x64xbf16, #ws>, !tile.memdesc<64x64xbf16, #ws> -> tensor<64x64xf32, #m3>
+    %w = tile.warpgroup_wait %d {pendings = 1 : i32} : tensor<64x64xf32, #m3>
+    tile.barrier
+    scf.yield %w : tensor<64x64xf32, #m3>
+  }
+  %done = tile.warpgroup_wait %r {pendings = 0 : i32} : tensor<64x64xf32, #m3>
+  %t = tile.load %a[%c0, %c0] : !tile.tensor<?x?xf32> -> tensor<64x128xf32, #b3>
+  %s = tile.reduce sum %t axis 1 {tile.scratch_offset = 0 : i64} : tensor<64x128xf32, #b3> -> tensor<64xf32, #tile.slice<{dim = 1, parent = #b3}>>
+  tile.return
+}
+
