@@ -200,12 +200,31 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
   return &found->second;
 }
 
-llvm::Expected<bool> Runtime::tensorMapsFor(const Loaded &loaded, llvm::ArrayRef<Arg> args,
+llvm::Expected<bool> Runtime::tensorMapsFor(Loaded &loaded, llvm::ArrayRef<Arg> args,
                                             std::vector<const CUtensorMap *> &maps) {
+  if (loaded.tensorMaps.empty())
+    return true;
+  // The same buffers as the last launch of this kernel: the same maps.
+  Loaded::Memo &memo = loaded.memo;
+  if (memo.generation == mapGeneration_ && memo.tensors.size() == loaded.tensorMaps.size()) {
+    bool same = true;
+    for (size_t i = 0; i < memo.tensors.size() && same; ++i) {
+      const TensorArg &t = std::get<TensorArg>(args[loaded.tensorMaps[i].param]);
+      const TensorArg &m = memo.tensors[i];
+      same = t.data == m.data && t.dtype == m.dtype && t.shape == m.shape && t.strides == m.strides;
+    }
+    if (same) {
+      maps = memo.maps;
+      return true;
+    }
+  }
   // A bound on the maps of buffers long freed; between launches no map is in use.
   constexpr size_t kMaxCachedMaps = 4096;
-  if (tensorMaps_.size() > kMaxCachedMaps)
+  if (tensorMaps_.size() > kMaxCachedMaps) {
     tensorMaps_.clear();
+    ++mapGeneration_;
+  }
+  memo = Loaded::Memo{};
   for (const TensorMapUse &use : loaded.tensorMaps) {
     const TensorArg &t = std::get<TensorArg>(args[use.param]);
     cuda::TensorMapSpec spec;
@@ -220,7 +239,10 @@ llvm::Expected<bool> Runtime::tensorMapsFor(const Loaded &loaded, llvm::ArrayRef
     if (!map)
       return map.takeError();
     maps.push_back(*map);
+    memo.tensors.push_back(t);
   }
+  memo.maps = maps;
+  memo.generation = mapGeneration_;
   return true;
 }
 

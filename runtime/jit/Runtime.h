@@ -109,6 +109,13 @@ private:
     int64_t sharedBytes = 0;
     std::string key;
     std::vector<TensorMapUse> tensorMaps;
+    /// The tensors of the last launch and their maps: a repeat launch on the
+    /// same buffers compares them instead of looking every map up.
+    struct Memo {
+      std::vector<TensorArg> tensors; // per map, as passed
+      std::vector<const CUtensorMap *> maps;
+      uint64_t generation = 0; // of the map cache they point into
+    } memo;
   };
   struct Prepared {
     Loaded *loaded = nullptr;
@@ -124,7 +131,7 @@ private:
                                      LaunchInfo &info);
   /// The tensor maps `loaded` takes for `args`, from the cache; false when
   /// TMA cannot describe one of the tensors.
-  llvm::Expected<bool> tensorMapsFor(const Loaded &loaded, llvm::ArrayRef<Arg> args,
+  llvm::Expected<bool> tensorMapsFor(Loaded &loaded, llvm::ArrayRef<Arg> args,
                                      std::vector<const CUtensorMap *> &maps);
 
   Runtime(cuda::Context ctx, target::TargetInfo target, std::string deviceArch,
@@ -142,6 +149,7 @@ private:
   std::unordered_map<std::string, std::unique_ptr<Loaded>> loaded_; // by content key
   std::unordered_map<std::string, Prepared> prepared_;              // by launch signature
   cuda::TensorMapCache tensorMaps_;
+  uint64_t mapGeneration_ = 1; // bumped when tensorMaps_ is cleared
   std::string tuningDB_, gpuName_;
   unsigned multiprocessors_ = 1;
 };
