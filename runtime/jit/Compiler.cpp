@@ -4,6 +4,8 @@
 
 #include "runtime/jit/DiskCache.h"
 
+#include "BuildId.h" // TESSERA_BUILD_ID, generated
+
 #include "dialects/Tile/TileDialect.h"
 #include "lib/Frontend/Parser.h"
 #include "lib/IRGen/IRGen.h"
@@ -372,7 +374,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
       "\nparams " + attrText(kernel->getAttr("tile.params")) + "\ndims " +
       attrText(kernel->getAttr("tile.specialized_dims")) + "\naligned " +
       (req.aligned ? "1" : "0") + "\narch " + req.arch + "\nO" + std::to_string(req.optLevel) +
-      "\ndriver " + std::to_string(req.driverVersion);
+      "\ndriver " + std::to_string(req.driverVersion) + "\nbuild " + TESSERA_BUILD_ID;
   out.key = sha256Hex(keyText).substr(0, 40);
   auto finish = [&] {
     out.compileMs =

@@ -89,7 +89,7 @@ struct CompileRequest {
 };
 
 struct CompiledKernel {
-  std::string key;   // content address: source, kernel, specialization, arch, versions
+  std::string key;   // content address: source, kernel, specialization, arch, versions, build
   std::string entry; // the PTX .entry
   std::string ptx;
   unsigned numWarps = kDefaultNumWarps; // warps to launch (producer warps included)
