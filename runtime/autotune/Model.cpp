@@ -31,15 +31,6 @@ namespace {
 void foldSizes(tile::KernelOp kernel, const jit::KernelSignature &sig,
                const jit::CompileRequest &req) {
   OpBuilder b(kernel.getContext());
-  auto sizeOf = [&](unsigned arg, unsigned axis) -> std::optional<int64_t> {
-    if (arg >= sig.params.size() || axis >= sig.params[arg].dims.size())
-      return std::nullopt;
-    const jit::ParamInfo &p = sig.params[arg];
-    if (p.dims[axis].empty())
-      return p.literal[axis];
-    auto it = req.dims.find(p.dims[axis]);
-    return it == req.dims.end() ? std::nullopt : std::optional<int64_t>(it->second);
-  };
   for (Region *region : {&kernel.getGrid(), &kernel.getBody()}) {
     if (region->empty())
       continue;
@@ -57,9 +48,10 @@ void foldSizes(tile::KernelOp kernel, const jit::KernelSignature &sig,
     region->walk([&](tile::DimOp d) { dims.push_back(d); });
     for (tile::DimOp d : dims) {
       auto arg = dyn_cast<BlockArgument>(d.getTensor());
-      if (!arg || arg.getOwner() != &entry)
+      if (!arg || arg.getOwner() != &entry || arg.getArgNumber() >= sig.params.size())
         continue;
-      if (std::optional<int64_t> v = sizeOf(arg.getArgNumber(), d.getAxis())) {
+      if (std::optional<int64_t> v =
+              jit::extentOf(sig.params[arg.getArgNumber()], d.getAxis(), req.dims)) {
         OpBuilder at(d);
         d.replaceAllUsesWith(
             arith::ConstantOp::create(at, d.getLoc(), at.getI32IntegerAttr(*v)).getResult());
@@ -68,12 +60,6 @@ void foldSizes(tile::KernelOp kernel, const jit::KernelSignature &sig,
     }
   }
   (void)applyPatternsGreedily(kernel, FrozenRewritePatternSet());
-}
-
-int64_t bytesOf(Type t) {
-  if (auto r = dyn_cast<RankedTensorType>(t))
-    return r.getNumElements() * std::max<int64_t>(1, r.getElementTypeBitWidth() / 8);
-  return t.isIntOrFloat() ? std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8) : 0;
 }
 
 /// The trip counts of the loops around `op` multiplied (1 for one that does
@@ -136,18 +122,18 @@ std::optional<Estimate> tessera::autotune::estimate(tile::KernelOp kernel,
       e.flops += flops;
       computeCycles += flops / target.flopsPerClock(target.tensorCoreInstr(s));
     } else if (auto load = dyn_cast<tile::LoadOp>(op)) {
-      e.bytes += (double)bytesOf(load.getType()) * n;
+      e.bytes += (double)tileBytes(load.getType()) * n;
       if (load->getParentOfType<scf::ForOp>()) {
         e.iterations = std::max(e.iterations, n);
         if (feedsDot(load.getResult()))
-          staged += bytesOf(load.getType());
+          staged += tileBytes(load.getType());
       }
     } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
-      e.bytes += (double)bytesOf(store.getValue().getType()) * n;
+      e.bytes += (double)tileBytes(store.getValue().getType()) * n;
     } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
       int64_t bytes = 0;
       for (Value v : loop.getRegionIterArgs())
-        bytes += bytesOf(v.getType());
+        bytes += tileBytes(v.getType());
       live = std::max(live, bytes);
     }
   });
@@ -185,10 +171,8 @@ std::optional<Estimate> tessera::autotune::estimate(tile::KernelOp kernel,
     if (!p.isTensor)
       continue;
     double n = dtypeBytes(p.dtype);
-    for (size_t i = 0; i < p.dims.size(); ++i) {
-      auto it = p.dims[i].empty() ? req.dims.end() : req.dims.find(p.dims[i]);
-      n *= p.dims[i].empty() ? p.literal[i] : (it == req.dims.end() ? 1 : it->second);
-    }
+    for (size_t i = 0; i < p.dims.size(); ++i)
+      n *= jit::extentOf(p, i, req.dims).value_or(1);
     unique += n;
   }
   e.cycles = std::max(e.cycles, unique / (sm.dramBytes * multiprocessors));

@@ -38,18 +38,13 @@ std::vector<Config> tessera::autotune::enumerate(const jit::KernelSignature &sig
 
 namespace {
 
-int64_t bytesOf(RankedTensorType t) {
-  unsigned bits = t.getElementType().getIntOrFloatBitWidth();
-  return t.getNumElements() * std::max(1u, bits / 8);
-}
-
 /// Tile bytes live across the body of `loop`: its loop-carried tiles and the
 /// tiles defined outside it that it uses.
 int64_t liveAcross(scf::ForOp loop) {
   int64_t bytes = 0;
   for (Value v : loop.getRegionIterArgs())
     if (auto t = dyn_cast<RankedTensorType>(v.getType()))
-      bytes += bytesOf(t);
+      bytes += tileBytes(t);
   llvm::SetVector<Value> outside;
   loop.getBody()->walk([&](Operation *op) {
     for (Value v : op->getOperands())
@@ -61,12 +56,18 @@ int64_t liveAcross(scf::ForOp loop) {
     // Constants (splats) are rematerialized, not kept live.
     if (Operation *def = v.getDefiningOp(); def && def->hasTrait<OpTrait::ConstantLike>())
       continue;
-    bytes += bytesOf(cast<RankedTensorType>(v.getType()));
+    bytes += tileBytes(cast<RankedTensorType>(v.getType()));
   }
   return bytes;
 }
 
 } // namespace
+
+int64_t tessera::autotune::tileBytes(Type t) {
+  if (auto r = dyn_cast<RankedTensorType>(t))
+    return r.getNumElements() * std::max<int64_t>(1, r.getElementTypeBitWidth() / 8);
+  return t.isIntOrFloat() ? std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8) : 0;
+}
 
 std::string tessera::autotune::pruneReason(tile::KernelOp kernel,
                                            const target::TargetInfo &target) {

@@ -26,6 +26,9 @@ struct Config {
 /// Every configuration of `sig`'s tune clauses; the first is the default.
 std::vector<Config> enumerate(const jit::KernelSignature &sig);
 
+/// The bytes of a tile (or scalar) of type `t`; 0 for other types.
+int64_t tileBytes(mlir::Type t);
+
 /// Why `kernel` (specialized for a configuration) should not be compiled for
 /// `target`, or "" to compile it. Its warps are the kernel's `tile.num_warps`.
 std::string pruneReason(mlir::tile::KernelOp kernel, const target::TargetInfo &target);

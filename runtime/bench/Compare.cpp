@@ -35,7 +35,6 @@ llvm::Error timeIt(autotune::LaunchTimer &timer, const std::function<llvm::Error
   return llvm::Error::success();
 }
 
-/// max |x - t| / max |t| over every tensor.
 /// Max |x - t| over max |t| across the written tensors; INFINITY where one
 /// side has a NaN the other has not (`why` then names the element).
 double relativeError(const autotune::Inputs &in, const std::vector<std::vector<char>> &x,

@@ -40,6 +40,16 @@ std::string rendered(const DiagnosticEngine &diags) {
 }
 } // namespace
 
+std::optional<int64_t> tessera::jit::extentOf(const ParamInfo &p, size_t axis,
+                                              const std::map<std::string, int64_t> &dims) {
+  if (axis >= p.dims.size())
+    return std::nullopt;
+  if (p.dims[axis].empty())
+    return p.literal[axis];
+  auto it = dims.find(p.dims[axis]);
+  return it == dims.end() ? std::nullopt : std::optional<int64_t>(it->second);
+}
+
 std::string tessera::jit::compilerVersion() {
   return std::string("tessera ") + TESSERA_VERSION + "; llvm " LLVM_VERSION_STRING "; cuda " +
          std::to_string(CUDA_VERSION);
@@ -125,12 +135,9 @@ evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig, const CompileReq
     const ParamInfo &p = sig.params[arg];
     if (axis >= p.dims.size())
       return makeError("internal error: grid reads axis " + llvm::Twine(axis) + " of " + p.name);
-    if (p.dims[axis].empty())
-      return p.literal[axis];
-    auto it = req.dims.find(p.dims[axis]);
-    if (it == req.dims.end())
-      return makeError("internal error: no value for dim " + p.dims[axis]);
-    return it->second;
+    if (std::optional<int64_t> e = extentOf(p, axis, req.dims))
+      return *e;
+    return makeError("internal error: no value for dim " + p.dims[axis]);
   };
   for (auto [i, arg] : llvm::enumerate(block.getArguments())) {
     if (i >= sig.params.size())

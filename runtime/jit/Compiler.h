@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,11 @@ struct ParamInfo {
   std::vector<std::string> dims; // per axis: the dim's name, or "" for a literal extent
   std::vector<int64_t> literal;  // per axis: the literal extent (when dims[i] is "")
 };
+
+/// The extent of axis `axis` of tensor parameter `p`: its literal, or the value
+/// `dims` gives its dim; nullopt when the axis or the dim's value is missing.
+std::optional<int64_t> extentOf(const ParamInfo &p, size_t axis,
+                                const std::map<std::string, int64_t> &dims);
 
 /// One `tune NAME in [v0, v1, ...]` clause; v0 is the default.
 struct TuneInfo {

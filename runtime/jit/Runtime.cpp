@@ -190,9 +190,7 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
       slot = std::make_unique<Loaded>(
           Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes, ck->key, ck->tensorMaps});
     }
-    std::string config;
-    for (auto &[n, v] : req.params)
-      config += (config.empty() ? "" : " ") + n + "=" + std::to_string(v);
+    std::string config = req.params.empty() ? "" : autotune::Config{req.params}.text();
     found =
         prepared_.emplace(sigKey, Prepared{slot.get(), ck->grid, info.tuned, info.modeled, config})
             .first;
