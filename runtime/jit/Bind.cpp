@@ -87,6 +87,7 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
       for (size_t d = 0; d + 1 < r; ++d)
         if ((strides[d] * bytes) % 16)
           b.aligned = false;
+      b.dataSlot.push_back((int32_t)b.slots.size());
       b.push<uint64_t>(t->data);
       for (size_t d = 0; d < r; ++d)
         b.push<int32_t>((int32_t)t->shape[d]);
@@ -98,6 +99,7 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
     if (!s)
       return makeError("argument '" + p.name + "' of '" + sig.name + "' is a " +
                        dtypeName(p.dtype) + " scalar, got a tensor");
+    b.dataSlot.push_back(-1);
     double v = s->value;
     switch (p.dtype) {
     case DType::F32:

@@ -44,8 +44,9 @@ std::vector<int64_t> stridesOf(const TensorArg &t);
 struct Binding {
   std::map<std::string, int64_t> dims; // named dims and integer scalars
   bool aligned = true;
-  std::vector<uint64_t> slots;  // one 8-byte slot per PTX parameter
-  std::vector<void *> pointers; // into `slots`, for cuLaunchKernel
+  std::vector<uint64_t> slots;   // one 8-byte slot per PTX parameter
+  std::vector<void *> pointers;  // into `slots`, for cuLaunchKernel
+  std::vector<int32_t> dataSlot; // per argument: the slot of its data pointer (-1: scalar)
 
   template <typename T> void push(T v) {
     uint64_t s = 0;

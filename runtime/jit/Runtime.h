@@ -8,9 +8,12 @@
 // and launches with the grid the kernel's grid clause gives. Kernels that copy
 // with TMA get their tensor maps from a cache keyed by address, shape, strides
 // and box; a tensor TMA cannot describe selects the unaligned (cp.async)
-// variant instead. A repeat launch
-// with the same sizes, parameters and alignment finds everything in one hash
-// lookup and never recompiles.
+// variant instead. A launch with the same sizes, parameters and alignment as
+// an earlier one finds everything in one hash lookup and never recompiles; one
+// that repeats the last launch (same kernel and options, tensors of the same
+// dtypes, shapes, strides and alignment, same scalars) reuses its binding with
+// the new data pointers patched in, and its tensor maps when the buffers are
+// the same.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_RUNTIME_JIT_RUNTIME_H
@@ -148,6 +151,25 @@ private:
   unsigned optLevel_;
   std::unordered_map<std::string, std::unique_ptr<Loaded>> loaded_; // by content key
   std::unordered_map<std::string, Prepared> prepared_;              // by launch signature
+  /// The last launch, for a repeat launch of the same kernel and options on
+  /// tensors of the same dtypes, shapes, strides and 16-byte alignment (and
+  /// the same scalars): its binding with the data pointers patched, no
+  /// argument checks, no key building, no lookups.
+  struct Repeat {
+    const Program *program = nullptr;
+    const KernelSignature *sig = nullptr;
+    std::string kernelName; // as passed
+    std::map<std::string, int64_t> params;
+    bool useTuned = true, useModel = true;
+    std::vector<Arg> args;
+    Binding binding;
+    Prepared *prepared = nullptr;
+    bool aligned = true;
+  };
+  std::optional<Repeat> repeat_;
+  /// Whether `args` repeat the last launch's (see Repeat).
+  bool repeats(const Program &program, llvm::StringRef kernel, llvm::ArrayRef<Arg> args,
+               const LaunchOptions &opts) const;
   cuda::TensorMapCache tensorMaps_;
   uint64_t mapGeneration_ = 1; // bumped when tensorMaps_ is cleared
   std::string tuningDB_, gpuName_;

@@ -53,6 +53,47 @@ TEST_F(Gpu, RepeatLaunchesDoNotRecompile) {
   EXPECT_EQ(other->grid[0], 5);
 }
 
+// Repeat launches take the runtime's fast path (the last binding with new
+// data pointers); each must still compute on its own buffers and scalars.
+TEST_F(Gpu, RepeatLaunchesFollowTheirBuffersAndScalars) {
+  auto p = jit::Program::fromSource(
+      "axpy.tile", "kernel axpy(x: tensor<f32, [N]>, y: tensor<f32, [N]>, a: f32)\n"
+                   "  tune BLOCK in [256] grid [cdiv(N, BLOCK)] {\n"
+                   "  let i = program_id(0);\n"
+                   "  store(y, [i], load(y, [i], [BLOCK]) + a * load(x, [i], [BLOCK]));\n}\n");
+  ASSERT_TRUE((bool)p) << llvm::toString(p.takeError());
+  const int64_t n = 1000;
+  std::vector<DeviceTensor> xs, ys;
+  for (int i = 0; i < 3; ++i) {
+    xs.push_back(up(HostTensor(DType::F32, {n}).random(rng)));
+    ys.push_back(up(HostTensor(DType::F32, {n}).random(rng)));
+  }
+  std::vector<std::vector<double>> want(3);
+  for (int i = 0; i < 3; ++i)
+    want[i] = ys[i].host.v;
+  // Buffers alternate, then the scalar changes, then the shape (a prefix).
+  struct Step {
+    int x, y;
+    double a;
+    int64_t len;
+  };
+  for (Step st : {Step{0, 0, 2.0, n}, Step{1, 1, 2.0, n}, Step{2, 2, 2.0, n}, Step{0, 1, 2.0, n},
+                  Step{0, 1, -0.5, n}, Step{2, 0, -0.5, 512}}) {
+    jit::TensorArg x = xs[st.x].arg(), y = ys[st.y].arg();
+    x.shape = y.shape = {st.len};
+    auto info = runtime->launch(**p, "", {x, y, jit::ScalarArg::of(st.a)});
+    ASSERT_TRUE((bool)info) << llvm::toString(info.takeError());
+    for (int64_t j = 0; j < st.len; ++j)
+      want[st.y][j] =
+          (double)(float)((float)want[st.y][j] + (float)st.a * (float)xs[st.x].host.v[j]);
+  }
+  ASSERT_FALSE((bool)cuda::check(cuda::driver()->cuCtxSynchronize(), "sync"));
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    expectClose(ys[i], want[i], 1e-6, 1e-6);
+  }
+}
+
 TEST_F(Gpu, TensorMapsAreEncodedAndCachedPerBuffer) {
   auto a = up(HostTensor(DType::BF16, {256, 192}).random(rng));
   auto b = up(HostTensor(DType::BF16, {256, 192}).random(rng));
