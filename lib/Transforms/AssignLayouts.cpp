@@ -74,6 +74,10 @@ private:
       return v;
     if (canRecompute(v, 0))
       return recompute(v, layout);
+    // A broadcast or expansion is made again in `layout` from its source,
+    // which is converted instead: a [BN] bias instead of its [BM, BN] copies.
+    if (isa_and_nonnull<BroadcastOp, ExpandDimsOp>(v.getDefiningOp()))
+      return recompute(v, layout);
     b_.setInsertionPoint(user);
     return ConvertLayoutOp::create(b_, user->getLoc(), withLayout(tensorOf(v), layout), v);
   }
@@ -159,6 +163,30 @@ private:
 
   LogicalResult visit(Operation *op);
 
+  /// A loop-carried tile the body produces in an mma layout (an accumulator)
+  /// is carried in it, and the loop's result keeps it: the ops after the loop,
+  /// visited next, then work on the accumulator's registers (an epilogue's
+  /// bias and activation) instead of a converted copy.
+  void carryAccumulators(scf::ForOp loop) {
+    Operation *yield = loop.getBody()->getTerminator();
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+      auto cvt = yield->getOperand(i).getDefiningOp<ConvertLayoutOp>();
+      BlockArgument arg = loop.getRegionIterArgs()[i];
+      if (!cvt || cvt.getSrc().getType() == arg.getType() || !isMmaRooted(layoutOf(cvt.getSrc())))
+        continue;
+      Type from = arg.getType(), to = cvt.getSrc().getType();
+      OpOperand &init = loop.getInitArgsMutable()[i];
+      b_.setInsertionPoint(loop);
+      init.set(ConvertLayoutOp::create(b_, loop.getLoc(), to, init.get()));
+      arg.setType(to);
+      b_.setInsertionPointToStart(loop.getBody());
+      auto inside = ConvertLayoutOp::create(b_, loop.getLoc(), from, arg);
+      arg.replaceAllUsesExcept(inside, inside);
+      yield->setOperand(i, cvt.getSrc());
+      loop.getResult(i).setType(to);
+    }
+  }
+
   OpBuilder b_;
   MLIRContext *ctx_;
   unsigned numWarps_;
@@ -179,6 +207,7 @@ LogicalResult Assigner::visit(Operation *op) {
     for (auto [i, res] : llvm::enumerate(loop.getResults()))
       if (Attribute l = layoutOf(res))
         require(yield, i, l);
+    carryAccumulators(loop);
     return success();
   }
   if (auto branch = dyn_cast<scf::IfOp>(op)) {

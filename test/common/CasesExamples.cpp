@@ -183,8 +183,9 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   for (bool gelu : {true, false}) {
     matmulEpilogue(out, rng, gelu, 300, 200, 130);
     matmulEpilogue(out, rng, gelu, 130, 72, 40);
+    // (Three stages: four of this tile need more shared memory than sm_80 has.)
     matmulEpilogue(out, rng, gelu, 256, 264, 192,
-                   {{"BM", 128}, {"BN", 256}, {"BK", 64}, {"num_warps", 8}, {"num_stages", 4}});
+                   {{"BM", 128}, {"BN", 256}, {"BK", 64}, {"num_warps", 8}, {"num_stages", 3}});
   }
   // A long K behind an epilogue whose layout conversion reuses the operand
   // buffers (the last asynchronous dot must be complete in every warpgroup).

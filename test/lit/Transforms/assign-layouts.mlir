@@ -203,6 +203,44 @@ tile.kernel @epilogue(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8
 
 // -----
 
+// A loop's accumulator leaves the loop in its mma layout, so the epilogue
+// runs in its registers: the [128] bias is converted into the accumulator's
+// column slice and expanded and broadcast there (not its [128, 128] copies),
+// and only the final bf16 tile moves to the store's layout.
+// CHECK-LABEL: tile.kernel @bias_epilogue
+// CHECK: %[[R:.*]] = scf.for {{.*}} -> (tensor<128x128xf32, #[[MMA:mma[0-9]*]]>)
+// CHECK: %[[BIAS:.*]] = tile.load %{{.*}} -> tensor<128xf32, #{{.*}}>
+// CHECK-NEXT: %[[COL:.*]] = tile.convert_layout %[[BIAS]] : tensor<128xf32, #{{.*}}> -> tensor<128xf32, #[[SLICE:.*]]>
+// CHECK-NEXT: tile.expand_dims %[[COL]] axis 0 : tensor<128xf32, #[[SLICE]]> -> tensor<1x128xf32, #[[MMA]]>
+// CHECK-NEXT: tile.broadcast {{.*}} -> tensor<128x128xf32, #[[MMA]]>
+// CHECK-NEXT: arith.addf %[[R]], {{.*}} : tensor<128x128xf32, #[[MMA]]>
+// CHECK-NEXT: %[[H:.*]] = tile.convert {{.*}} -> tensor<128x128xbf16, #[[MMA]]>
+// CHECK-NEXT: tile.convert_layout %[[H]] : tensor<128x128xbf16, #[[MMA]]> -> tensor<128x128xbf16, #blocked
+tile.kernel @bias_epilogue(%a: !tile.tensor<?x?xbf16>, %bias: !tile.tensor<?xf32>, %n: i32) attributes {tile.num_warps = 8 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?xf32>, %z: i32):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.tensor<?x?xbf16> -> tensor<128x64xbf16>
+    %tb = tile.load %a[%k, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x128xbf16>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %bv = tile.load %bias[%c0] : !tile.tensor<?xf32> -> tensor<128xf32>
+  %be = tile.expand_dims %bv axis 0 : tensor<128xf32> -> tensor<1x128xf32>
+  %bb = tile.broadcast %be : tensor<1x128xf32> -> tensor<128x128xf32>
+  %x = arith.addf %r, %bb : tensor<128x128xf32>
+  %h = tile.convert %x : tensor<128x128xf32> -> tensor<128x128xbf16>
+  tile.store %a[%c0, %c0], %h : !tile.tensor<?x?xbf16>, tensor<128x128xbf16>
+  tile.return
+}
+
+// -----
+
 // Flash attention: the softmax of S = Q K^T runs in the dot's mma registers.
 // Reductions, broadcasts and element-wise ops stay in the mma layout and its
 // slices; the key mask (index math) is recomputed there; m, l and the
