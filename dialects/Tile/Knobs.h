@@ -17,6 +17,14 @@ namespace tessera {
 inline constexpr int64_t kDefaultNumWarps = 4;
 inline constexpr int64_t kDefaultNumStages = 3;
 
+/// The compiler's split-K schedule option (`--param split-k=S`; the tuner
+/// tries it for matmul-like kernels): S programs per output tile share the
+/// reduction loop (tile-split-k). A hyphen cannot appear in a name of the
+/// language, so no kernel's parameter can clash with it. The frontend takes
+/// it out of the parameters and records it as the kernel's `tile.split_k`.
+inline constexpr const char *kSplitKOption = "split-k";
+inline constexpr int64_t kMaxSplitK = 16;
+
 } // namespace tessera
 
 #endif

@@ -19,6 +19,10 @@ namespace mlir::tile {
 struct SharedMemory : public SideEffects::Resource::Base<SharedMemory> {
   StringRef getName() final { return "<SharedMemory>"; }
 };
+/// The global workspace of a split-K kernel's partial accumulators.
+struct SplitKWorkspace : public SideEffects::Resource::Base<SplitKWorkspace> {
+  StringRef getName() final { return "<SplitKWorkspace>"; }
+};
 } // namespace mlir::tile
 
 #define GET_OP_CLASSES

@@ -360,5 +360,6 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
 }
 
 include "TileSharedOps.td"
+include "TileSplitKOps.td"
 
 #endif // TILE_OPS_TD

@@ -259,9 +259,21 @@ OwningOpRef<ModuleOp> tessera::buildTileModule(const SourceFile &file, const Fro
     }
     return name == "num_warps" || name == "num_stages";
   };
+  // The split-K schedule option is the compiler's, not a kernel's parameter.
+  Specialization base = opts.spec;
+  int64_t splitK = 1;
+  if (auto s = base.params.find(kSplitKOption); s != base.params.end()) {
+    splitK = s->second;
+    base.params.erase(s);
+    if (splitK < 1 || splitK > kMaxSplitK) {
+      diags.error({}, std::string(kSplitKOption) + " must be from 1 to " +
+                          std::to_string(kMaxSplitK) + ", got " + std::to_string(splitK));
+      return nullptr;
+    }
+  }
   std::vector<std::unique_ptr<KernelInfo>> infos;
   for (Kernel *k : selected) {
-    Specialization spec = opts.spec;
+    Specialization spec = base;
     if (selected.size() > 1) {
       for (auto *m : {&spec.params, &spec.dims})
         for (auto it = m->begin(); it != m->end();) {
@@ -281,6 +293,10 @@ OwningOpRef<ModuleOp> tessera::buildTileModule(const SourceFile &file, const Fro
   }
   if (diags.hasErrors() || failed(verify(*module)))
     return nullptr;
+  if (splitK > 1)
+    module->walk([&](tile::KernelOp k) {
+      k->setAttr("tile.split_k", IntegerAttr::get(IntegerType::get(&ctx, 64), splitK));
+    });
   if (opts.canonicalize) {
     PassManager pm(&ctx);
     pm.addPass(createCanonicalizerPass());

@@ -22,6 +22,7 @@ void tessera::pipeline::registerCodegenDialects(DialectRegistry &registry) {
 LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::StringRef arch) {
   PassManager pm(module.getContext());
   pm.addNestedPass<tile::KernelOp>(tile::createTileGroupPrograms());
+  pm.addNestedPass<tile::KernelOp>(tile::createTileSplitK());
   pm.addNestedPass<tile::KernelOp>(tile::createTileAssignLayouts({arch.str()}));
   pm.addNestedPass<tile::KernelOp>(tile::createTileStageOperands());
   pm.addNestedPass<tile::KernelOp>(tile::createTileSoftwarePipeline({arch.str()}));

@@ -298,6 +298,11 @@ LogicalResult Assigner::visit(Operation *op) {
     setLayout(bc.getResult(), parent);
     return success();
   }
+  if (auto combine = dyn_cast<SplitKCombineOp>(op)) {
+    // The sum comes back in the layout the partial was published in.
+    setLayout(combine.getResult(), layoutOf(combine.getPartial()));
+    return success();
+  }
   if (auto tr = dyn_cast<TransposeOp>(op)) {
     auto blocked = dyn_cast<BlockedLayoutAttr>(layoutOf(tr.getSrc()));
     if (!blocked) {

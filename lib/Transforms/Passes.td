@@ -183,4 +183,39 @@ def TileGroupPrograms : Pass<"tile-group-programs", "::mlir::tile::KernelOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect"];
 }
 
+def TileSplitK : Pass<"tile-split-k", "::mlir::tile::KernelOp"> {
+  let summary = "splits a matmul-like kernel's reduction loop over more programs (split-K)";
+  let description = [{
+    For a kernel with `tile.split_k = S` (S > 1: the compiler's `split-k`
+    schedule option), runs S programs per output tile, each over a contiguous
+    share of the iterations of the loop that accumulates a `tile.dot` from
+    zeros, and reduces their partial accumulators through a global workspace:
+    the grid gains a third axis of extent S, the loop's bounds come from
+    `program_id(2)`, and after the loop each program publishes its partial
+    (`tile.split_k_publish`); the last program of a tile to arrive sums the
+    partials in split order (`tile.split_k_combine`) and alone runs the rest
+    of the kernel. Output tiles that fill a fraction of the GPU's
+    multiprocessors then fill S times as many.
+
+    A kernel qualifies when its grid has at most two axes and axis 2 is not
+    used, one loop of its body (not nested) carries exactly one value, an f32
+    tile that starts as zeros and that a `tile.dot` accumulates, and nothing
+    before that loop writes memory; otherwise the pass fails with an error
+    at the kernel. Runs on tile IR before layouts; the interpreter never sees
+    it (the split does not change the result beyond the order of additions).
+
+    ```mlir
+    %lo, %hi = (this split's share of [0, cdiv(K, BK)))
+    %acc = scf.for %k = %lo to %hi ... { tile.dot ... }
+    %last = tile.split_k_publish %acc {splits = 2 : i64} : tensor<128x128xf32>
+    scf.if %last {
+      %sum = tile.split_k_combine %acc {splits = 2 : i64} : tensor<128x128xf32>
+      // the rest of the kernel, on %sum
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // TESSERA_TRANSFORMS_PASSES_TD

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/autotune/Model.h"
 
+#include "lib/Transforms/SplitK.h"
+
 #include "dialects/Tile/TileDialect.h"
 #include "lib/Transforms/Layouts.h"
 
@@ -177,6 +179,33 @@ std::optional<Estimate> tessera::autotune::estimate(tile::KernelOp kernel,
   }
   e.cycles = std::max(e.cycles, unique / (sm.dramBytes * multiprocessors));
   return e;
+}
+
+std::string tessera::autotune::splitKReason(tile::KernelOp kernel, const jit::KernelSignature &sig,
+                                            const jit::CompileRequest &req,
+                                            const target::TargetInfo &target,
+                                            unsigned multiprocessors) {
+  auto attr = kernel->getAttrOfType<IntegerAttr>("tile.split_k");
+  if (!attr || attr.getInt() <= 1)
+    return "";
+  int64_t splits = attr.getInt();
+  if (std::string why = tile::splitKObstacle(kernel); !why.empty())
+    return why;
+  // The estimate reads the unsplit loop: its grid is the output tiles.
+  std::optional<Estimate> e = estimate(kernel, sig, req, target, multiprocessors);
+  if (!e)
+    return "split-k: the model cannot size this configuration's grid";
+  std::string s = "split-k=" + std::to_string(splits) + ": ";
+  if (e->programs >= (int64_t)multiprocessors)
+    return s + std::to_string(e->programs) + " output tiles already occupy the " +
+           std::to_string(multiprocessors) + " multiprocessors";
+  if (e->programs * splits > 2 * (int64_t)multiprocessors)
+    return s + std::to_string(e->programs * splits) +
+           " programs are more than two per multiprocessor";
+  if (e->iterations < 2 * splits)
+    return s + "the loop's " + std::to_string(e->iterations) +
+           " iterations give a split fewer than two";
+  return "";
 }
 
 llvm::Expected<std::vector<Ranked>> tessera::autotune::rank(jit::Compiler &compiler,

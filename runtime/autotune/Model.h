@@ -51,6 +51,21 @@ std::optional<Estimate> estimate(mlir::tile::KernelOp kernel, const jit::KernelS
                                  const jit::CompileRequest &req, const target::TargetInfo &target,
                                  unsigned multiprocessors);
 
+/// Why the split-K configuration `kernel` (its `tile.split_k` = S > 1) should
+/// not be tried at `req`'s sizes, or "": tile-split-k must apply
+/// (splitKObstacle); the output tiles must leave multiprocessors idle (fewer
+/// tiles than multiprocessors: otherwise every one is busy already); the
+/// splits must not make more than two programs per multiprocessor (more
+/// waves, each publishing partials, cost more than the idle ones); every split
+/// must run at least two iterations of the loop (fewer cannot pipeline).
+/// The cost model's default never splits: only measurements choose split-K.
+std::string splitKReason(mlir::tile::KernelOp kernel, const jit::KernelSignature &sig,
+                         const jit::CompileRequest &req, const target::TargetInfo &target,
+                         unsigned multiprocessors);
+
+/// The split-K factors the tuner adds to every configuration of a kernel.
+inline constexpr int64_t kSplitKFactors[] = {2, 4};
+
 /// A configuration and its estimate, as the model ranks them.
 struct Ranked {
   Config config;

@@ -2,9 +2,11 @@
 #include "runtime/autotune/Tuner.h"
 #include "lib/Support/Errors.h"
 
+#include "dialects/Tile/Knobs.h"
 #include "dialects/Tile/TileDialect.h"
 #include "lib/Interpreter/Interpreter.h"
 #include "lib/Target/PTX.h"
+#include "runtime/autotune/Model.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -59,7 +61,15 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
   if (!target)
     return target.takeError();
   CompileSummary out;
-  for (Config &c : enumerate(*sig))
+  std::vector<Config> configs = enumerate(*sig);
+  if (req.multiprocessors)
+    for (size_t i = 0, n = configs.size(); i < n; ++i)
+      for (int64_t s : kSplitKFactors) {
+        Config c = configs[i];
+        c.params[kSplitKOption] = s;
+        configs.push_back(std::move(c));
+      }
+  for (Config &c : configs)
     out.candidates.push_back(Candidate{std::move(c)});
   size_t n = out.candidates.size();
   unsigned threads = req.threads ? req.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -77,6 +87,8 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
       if (i != 0) { // the default is never pruned
         llvm::Error e = compiler.inspect(program, cr, [&](mlir::tile::KernelOp k) {
           c.pruned = pruneReason(k, *target);
+          if (c.pruned.empty() && c.config.params.count(kSplitKOption))
+            c.pruned = splitKReason(k, *sig, cr, *target, req.multiprocessors);
           return llvm::Error::success();
         });
         if (e)

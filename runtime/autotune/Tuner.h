@@ -95,6 +95,9 @@ struct TuneRequest {
   bool driverJit = false; // load each PTX through the driver (GPU) instead of ptxas
   jit::DiskCache *cache = nullptr;
   const cuda::Context *context = nullptr; // made current on every worker (driverJit)
+  /// The GPU's multiprocessors: with them, every configuration is also tried
+  /// with the split-K factors (pruned by splitKReason); 0: no split-K.
+  unsigned multiprocessors = 0;
 
   /// The compile request of the configuration `params` (the default's when
   /// empty): every compile, inspection and database key of a tuning uses it.

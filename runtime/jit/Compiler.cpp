@@ -300,6 +300,7 @@ specialize(const Program &program, const KernelSignature &sig, const CompileRequ
   fo.kernel = sig.name;
   fo.spec.params = req.params;
   fo.spec.dims = req.dims;
+
   mlir::OwningOpRef<mlir::ModuleOp> module = buildTileModule(program.file(), fo, ctx, diags);
   if (!module)
     return makeError(rendered(diags));
@@ -373,12 +374,17 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
   if (!grid)
     return grid.takeError();
   out.grid = *grid;
+  if (auto s = kernel->getAttrOfType<mlir::IntegerAttr>("tile.split_k")) {
+    out.splitK.splits = s.getInt(); // tile-split-k adds the grid's third axis
+    out.grid[2] *= out.splitK.splits;
+  }
   if (auto w = kernel->getAttrOfType<mlir::IntegerAttr>("tile.num_warps"))
     out.numWarps = w.getInt();
   // The key: everything the PTX depends on.
   std::string keyText =
       compilerVersion() + "\nsource " + sha256Hex(program.file().text()) + "\nkernel " + sig->name +
-      "\nparams " + attrText(kernel->getAttr("tile.params")) + "\ndims " +
+      "\nparams " + attrText(kernel->getAttr("tile.params")) + "\nsplit-k " +
+      attrText(kernel->getAttr("tile.split_k")) + "\ndims " +
       attrText(kernel->getAttr("tile.specialized_dims")) + "\naligned " +
       (req.aligned ? "1" : "0") + "\narch " + req.arch + "\nO" + std::to_string(req.optLevel) +
       "\ndriver " + std::to_string(req.driverVersion) + "\nbuild " + TESSERA_BUILD_ID;
@@ -394,6 +400,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
       out.numWarps = hit->numWarps;
       out.sharedBytes = hit->sharedBytes;
       out.tensorMaps = std::move(hit->tensorMaps);
+      out.splitK.slotBytes = hit->splitK.slotBytes;
       out.fromDisk = true;
       finish();
       return out;
@@ -414,6 +421,8 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
     // Launch every warp: the compute warps and any producer warps.
     if (auto p = fn->getAttrOfType<mlir::IntegerAttr>("tile.producer_warps"))
       out.numWarps += p.getInt();
+    if (auto s = fn->getAttrOfType<mlir::IntegerAttr>("tile.split_k_slot_bytes"))
+      out.splitK.slotBytes = s.getInt();
     if (auto maps = fn->getAttrOfType<mlir::ArrayAttr>("tile.tensor_maps"))
       for (mlir::Attribute m : maps) {
         auto d = llvm::cast<mlir::DictionaryAttr>(m);
@@ -430,7 +439,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
     return makeError("code generation failed: " + llvm::toString(ptx.takeError()));
   out.ptx = std::move(*ptx);
   if (cache_) {
-    CacheEntry e{out.entry, out.ptx, out.numWarps, out.sharedBytes, out.tensorMaps};
+    CacheEntry e{out.entry, out.ptx, out.numWarps, out.sharedBytes, out.tensorMaps, out.splitK};
     if (llvm::Error e2 = cache_->store(out.key, e))
       llvm::consumeError(std::move(e2)); // a read-only cache only costs recompiles
   }

@@ -75,7 +75,11 @@ std::optional<CacheEntry> DiskCache::load(llvm::StringRef key) const {
       return corrupt();
     else if (name == "bytes" && value.getAsInteger(10, bytes))
       return corrupt();
-    else if (name == "tmap") {
+    else if (name == "splitk") {
+      auto [splits, slot] = value.split(' ');
+      if (splits.getAsInteger(10, e.splitK.splits) || slot.getAsInteger(10, e.splitK.slotBytes))
+        return corrupt();
+    } else if (name == "tmap") {
       llvm::SmallVector<llvm::StringRef> f, box;
       value.split(f, ' ');
       TensorMapUse m;
@@ -109,6 +113,8 @@ llvm::Error DiskCache::store(llvm::StringRef key, const CacheEntry &e) const {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << kMagic << "\nkey " << key << "\nentry " << e.entry << "\nwarps " << e.numWarps
        << "\nshared " << e.sharedBytes;
+    if (e.splitK.splits > 1)
+      os << "\nsplitk " << e.splitK.splits << ' ' << e.splitK.slotBytes;
     for (const TensorMapUse &m : e.tensorMaps) {
       os << "\ntmap " << m.param << ' ' << m.swizzle << ' ';
       llvm::interleave(m.box, os, "x");

@@ -34,11 +34,18 @@ struct TensorMapUse {
   }
 };
 
+/// A split-K kernel's workspace (docs/kernel-abi.md): `splits` programs per
+/// output tile, each publishing a partial accumulator of `slotBytes`.
+struct SplitK {
+  int64_t splits = 1, slotBytes = 0;
+};
+
 struct CacheEntry {
   std::string entry, ptx;
   unsigned numWarps = kDefaultNumWarps;
   int64_t sharedBytes = 0;
   std::vector<TensorMapUse> tensorMaps;
+  SplitK splitK;
 };
 
 class DiskCache {

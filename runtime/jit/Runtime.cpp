@@ -86,17 +86,17 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
         std::memcpy(&r.binding.slots[r.binding.dataSlot[i]], &p, sizeof p);
         std::get<TensorArg>(r.args[i]).data = p;
       }
-    std::vector<const CUtensorMap *> maps;
-    auto complete = tensorMapsFor(*r.prepared->loaded, args, maps);
+    r.maps.clear(); // its capacity stays: no allocation on a repeat launch
+    auto complete = tensorMapsFor(*r.prepared->loaded, args, r.maps);
     if (!complete)
       return complete.takeError();
     if (*complete) {
-      r.binding.pointers.resize(r.binding.slots.size());
-      for (const CUtensorMap *m : maps)
-        r.binding.pointers.push_back(const_cast<CUtensorMap *>(m));
       const Prepared &prep = *r.prepared;
+      r.binding.pointers.resize(r.binding.slots.size());
+      if (llvm::Error e = appendTrailing(r.binding.pointers, prep, r.maps, opts.stream))
+        return std::move(e);
       LaunchInfo info;
-      info.tensorMaps = maps.size();
+      info.tensorMaps = r.maps.size();
       info.grid = prep.grid;
       info.tuned = prep.tuned;
       info.modeled = prep.modeled;
@@ -106,13 +106,12 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
       info.key = prep.loaded->key;
       if (prep.grid[0] <= 0 || prep.grid[1] <= 0 || prep.grid[2] <= 0)
         return info;
-      if (llvm::Error e = cuda::check(
-              cuda::driver()->cuLaunchKernel(prep.loaded->fn, (unsigned)prep.grid[0],
-                                             (unsigned)prep.grid[1], (unsigned)prep.grid[2],
-                                             info.threads, 1, 1, (unsigned)prep.loaded->sharedBytes,
-                                             opts.stream, r.binding.pointers.data(), nullptr),
-              "cuLaunchKernel(" + r.sig->name + ")"))
-        return std::move(e);
+      CUresult rc = cuda::driver()->cuLaunchKernel(
+          prep.loaded->fn, (unsigned)prep.grid[0], (unsigned)prep.grid[1], (unsigned)prep.grid[2],
+          info.threads, 1, 1, (unsigned)prep.loaded->sharedBytes, opts.stream,
+          r.binding.pointers.data(), nullptr);
+      if (rc != CUDA_SUCCESS) // the call's name is built only for the error
+        return cuda::check(rc, "cuLaunchKernel(" + r.sig->name + ")");
       return info;
     }
     // TMA cannot describe one of these tensors: the full path below.
@@ -141,10 +140,10 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
       return found.takeError();
     maps.clear();
   }
-  for (const CUtensorMap *m : maps)
-    bound->pointers.push_back(const_cast<CUtensorMap *>(m));
   info.tensorMaps = maps.size();
   const Prepared &prep = **found;
+  if (llvm::Error e = appendTrailing(bound->pointers, prep, maps, opts.stream))
+    return std::move(e);
   info.grid = prep.grid;
   info.tuned = prep.tuned;
   info.modeled = prep.modeled;
@@ -183,6 +182,51 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   r.aligned = r.binding.aligned;
   repeat_ = std::move(r);
   return info;
+}
+
+llvm::Error Runtime::appendTrailing(std::vector<void *> &pointers, const Prepared &prep,
+                                    llvm::ArrayRef<const CUtensorMap *> maps, CUstream stream) {
+  const SplitK &split = prep.loaded->splitK;
+  if (split.splits > 1) {
+    // One slot per (output tile, split), one counter per output tile.
+    uint64_t tiles =
+        (uint64_t)std::max<int64_t>(prep.grid[0], 0) * (uint64_t)std::max<int64_t>(prep.grid[1], 0);
+    uint64_t slotBytes = tiles * (uint64_t)prep.grid[2] * (uint64_t)split.slotBytes;
+    uint64_t counterBytes = std::max<uint64_t>(tiles, 1) * 4;
+    SplitWorkspace &ws = splitWorkspaces_[stream];
+    if (ws.slots.size() < slotBytes || ws.counters.size() < counterBytes) {
+      // Kernels still running on this stream may use the old buffers.
+      if (ws.slots.get() || ws.counters.get())
+        if (llvm::Error e = cuda::check(cuda::driver()->cuStreamSynchronize(stream),
+                                        "cuStreamSynchronize (growing the split-K workspace)"))
+          return e;
+      auto slots = cuda::DeviceBuffer::allocate(std::max<uint64_t>(slotBytes, ws.slots.size()));
+      if (!slots)
+        return slots.takeError();
+      auto counters =
+          cuda::DeviceBuffer::allocate(std::max<uint64_t>(counterBytes, ws.counters.size()));
+      if (!counters)
+        return counters.takeError();
+      if (llvm::Error e = counters->fill(0))
+        return e;
+      ws.slots = std::move(*slots);
+      ws.counters = std::move(*counters);
+    }
+    splitArgs_ = {ws.slots.get(), ws.counters.get()};
+    pointers.push_back(&splitArgs_[0]);
+    pointers.push_back(&splitArgs_[1]);
+  }
+  for (const CUtensorMap *m : maps)
+    pointers.push_back(const_cast<CUtensorMap *>(m));
+  return llvm::Error::success();
+}
+
+std::optional<Runtime::RawLaunch> Runtime::lastLaunch() {
+  if (!repeat_)
+    return std::nullopt;
+  const Prepared &prep = *repeat_->prepared;
+  return RawLaunch{prep.loaded->fn, prep.grid, 32 * prep.loaded->numWarps,
+                   (unsigned)prep.loaded->sharedBytes, repeat_->binding.pointers.data()};
 }
 
 llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
@@ -265,8 +309,8 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
       }
       info.loadMs =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      slot = std::make_unique<Loaded>(
-          Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes, ck->key, ck->tensorMaps});
+      slot = std::make_unique<Loaded>(Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes,
+                                             ck->key, ck->tensorMaps, ck->splitK});
     }
     std::string config = req.params.empty() ? "" : autotune::Config{req.params}.text();
     found =

@@ -101,6 +101,18 @@ public:
     int registers = -1, localBytes = 0, staticShared = 0;
   };
   llvm::Expected<Resources> resources(const std::string &key) const;
+  /// The driver call a repeat of the last launch makes (function, grid,
+  /// block, shared bytes, parameters), to measure the runtime's host time
+  /// against cuLaunchKernel alone; none before a launch. Valid until the next.
+  struct RawLaunch {
+    CUfunction fn = nullptr;
+    std::array<int64_t, 3> grid = {1, 1, 1};
+    unsigned threads = 0, sharedBytes = 0;
+    void **params = nullptr;
+  };
+  std::optional<RawLaunch> lastLaunch();
+  /// The GPU's streaming multiprocessors.
+  unsigned multiprocessors() const { return multiprocessors_; }
   /// Loaded specializations and compiles so far.
   size_t loadedKernels() const { return loaded_.size(); }
 
@@ -112,6 +124,7 @@ private:
     int64_t sharedBytes = 0;
     std::string key;
     std::vector<TensorMapUse> tensorMaps;
+    SplitK splitK;
     /// The tensors of the last launch and their maps: a repeat launch on the
     /// same buffers compares them instead of looking every map up.
     struct Memo {
@@ -136,6 +149,10 @@ private:
   /// TMA cannot describe one of the tensors.
   llvm::Expected<bool> tensorMapsFor(Loaded &loaded, llvm::ArrayRef<Arg> args,
                                      std::vector<const CUtensorMap *> &maps);
+  /// Appends the parameters after the kernel's own: a split-K kernel's
+  /// workspace and counters (on `stream`), then the tensor maps.
+  llvm::Error appendTrailing(std::vector<void *> &pointers, const Prepared &prep,
+                             llvm::ArrayRef<const CUtensorMap *> maps, CUstream stream);
 
   Runtime(cuda::Context ctx, target::TargetInfo target, std::string deviceArch,
           std::unique_ptr<DiskCache> disk, unsigned optLevel)
@@ -165,13 +182,22 @@ private:
     Binding binding;
     Prepared *prepared = nullptr;
     bool aligned = true;
+    std::vector<const CUtensorMap *> maps; // this launch's, reused
   };
   std::optional<Repeat> repeat_;
   /// Whether `args` repeat the last launch's (see Repeat).
   bool repeats(const Program &program, llvm::StringRef kernel, llvm::ArrayRef<Arg> args,
                const LaunchOptions &opts) const;
   cuda::TensorMapCache tensorMaps_;
-  uint64_t mapGeneration_ = 1; // bumped when tensorMaps_ is cleared
+  /// Split-K workspaces, one per stream (launches on a stream run in order;
+  /// every tile's counter is back at zero when its kernel ends), grown as
+  /// kernels need; the counters start zeroed.
+  struct SplitWorkspace {
+    cuda::DeviceBuffer slots, counters;
+  };
+  std::map<CUstream, SplitWorkspace> splitWorkspaces_;
+  std::array<CUdeviceptr, 2> splitArgs_ = {0, 0}; // the launch's, as parameters
+  uint64_t mapGeneration_ = 1;                    // bumped when tensorMaps_ is cleared
   std::string tuningDB_, gpuName_;
   unsigned multiprocessors_ = 1;
 };

@@ -80,7 +80,11 @@ void matmul(std::vector<ProgramCase> &out, std::mt19937 &rng, bool tn, int64_t m
             int64_t k, std::map<std::string, int64_t> params = {}) {
   std::vector<std::pair<std::string, int64_t>> parts = {{"m", m}, {"n", n}, {"k", k}};
   for (auto &[name, v] : params)
-    parts.push_back({name == "num_warps" ? "w" : name == "num_stages" ? "s" : name, v});
+    parts.push_back({name == "num_warps"    ? "w"
+                     : name == "num_stages" ? "s"
+                     : name == "split-k"    ? "split"
+                                            : name,
+                     v});
   ProgramCase c{nameOf(tn ? "matmul_tn" : "matmul", parts),
                 tn ? "examples/matmul_tn.tile" : "examples/matmul.tile"};
   c.params = std::move(params);
@@ -179,6 +183,19 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
          {{"BM", 128}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 3}});
   matmul(out, rng, true, 100, 72, 300,
          {{"BM", 64}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 4}});
+  // Split-K (the compiler's schedule option): uneven shares of a ragged K
+  // (32 iterations in 3 splits), splits with no iteration at all (2 in 4),
+  // the other operand major, and the wide tile.
+  matmul(out, rng, false, 300, 200, 1000,
+         {{"BM", 64}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 3}, {"split-k", 3}});
+  matmul(out, rng, false, 130, 72, 40,
+         {{"BM", 64}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 3}, {"split-k", 4}});
+  matmul(
+      out, rng, true, 256, 192, 520,
+      {{"BM", 128}, {"BN", 128}, {"BK", 64}, {"num_warps", 8}, {"num_stages", 3}, {"split-k", 2}});
+  matmul(
+      out, rng, false, 192, 320, 700,
+      {{"BM", 128}, {"BN", 256}, {"BK", 64}, {"num_warps", 8}, {"num_stages", 3}, {"split-k", 2}});
   // Fused epilogues: ragged, K below one block, and the wide tuned tile.
   for (bool gelu : {true, false}) {
     matmulEpilogue(out, rng, gelu, 300, 200, 130);
@@ -191,6 +208,10 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   // buffers (the last asynchronous dot must be complete in every warpgroup).
   matmulEpilogue(out, rng, false, 768, 512, 1024,
                  {{"BM", 128}, {"BN", 128}, {"BK", 64}, {"num_warps", 8}, {"num_stages", 3}});
+  // The epilogue runs once per tile, on the combined sum (GELU is not linear).
+  matmulEpilogue(
+      out, rng, true, 200, 264, 600,
+      {{"BM", 128}, {"BN", 128}, {"BK", 64}, {"num_warps", 8}, {"num_stages", 3}, {"split-k", 4}});
   matmulF16(out, rng, 300, 200, 130);
   matmulF16(out, rng, 256, 512, 1000);
   attention(out, rng, false, 1, 2, 256, 64);

@@ -199,6 +199,28 @@ int main() {
     std::sort(perLaunchUs.begin(), perLaunchUs.end());
     printf("BENCH cached launch host time (%s, Runtime::launch): median %.2f us, min %.2f us\n",
            what, perLaunchUs[perLaunchUs.size() / 2], perLaunchUs.front());
+    // The floor: the same driver call without the runtime.
+    std::optional<jit::Runtime::RawLaunch> raw = rt->lastLaunch();
+    if (!raw) {
+      printf("CHECK FAILED %s: no last launch\n", what);
+      ok = false;
+      return;
+    }
+    std::vector<double> rawUs;
+    for (int r = 0; r < 21; ++r) {
+      must(cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize"));
+      auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < 200; ++i)
+        must(cuda::check(api.cuLaunchKernel(raw->fn, raw->grid[0], raw->grid[1], raw->grid[2],
+                                            raw->threads, 1, 1, raw->sharedBytes, nullptr,
+                                            raw->params, nullptr),
+                         "cuLaunchKernel"));
+      rawUs.push_back(wallMs(t0) * 1000 / 200);
+    }
+    std::sort(rawUs.begin(), rawUs.end());
+    printf(
+        "BENCH cached launch host time (%s, cuLaunchKernel alone): median %.2f us, min %.2f us\n",
+        what, rawUs[rawUs.size() / 2], rawUs.front());
   };
   {
     // A TMA matmul: two tensor maps looked up per launch.

@@ -1,4 +1,5 @@
 //===- AutotuneTest.cpp - the tuning space, pruning, compilation, database ===//
+#include "runtime/autotune/Model.h"
 #include "runtime/autotune/Tuner.h"
 
 #include "dialects/Tile/TileDialect.h"
@@ -99,6 +100,62 @@ TEST(AutotunePrune, TensorCoreFragmentsAndRegisters) {
   EXPECT_NE(small[1].find("with 8 warps does not fit the tensor cores of sm_90a"),
             std::string::npos)
       << small[1];
+}
+
+/// splitKReason for examples/matmul.tile at a size, with parameters.
+std::string splitVerdict(std::map<std::string, int64_t> params, std::map<std::string, int64_t> dims,
+                         const char *file = "examples/matmul.tile") {
+  auto p = jit::Program::fromFile(std::string(TESSERA_SOURCE_DIR) + "/" + file);
+  EXPECT_TRUE((bool)p);
+  if (!p)
+    return "no program";
+  jit::Compiler compiler;
+  jit::CompileRequest req;
+  req.kernel = (*p)->kernels()[0].name;
+  req.params = std::move(params);
+  req.dims = std::move(dims);
+  req.arch = "sm_90a";
+  std::string out = "not inspected";
+  llvm::Error e = compiler.inspect(**p, req, [&](mlir::tile::KernelOp k) {
+    out = splitKReason(k, (*p)->kernels()[0], req, *target::TargetInfo::lookup("sm_90a"), 132);
+    return llvm::Error::success();
+  });
+  EXPECT_FALSE((bool)e) << llvm::toString(std::move(e));
+  return out;
+}
+
+TEST(AutotunePrune, SplitKOnlyWhereTilesLeaveMultiprocessorsIdle) {
+  std::map<std::string, int64_t> tile = {{"BM", 128}, {"BN", 128}, {"BK", 64}};
+  auto with = [&](int64_t s) {
+    auto p = tile;
+    p["split-k"] = s;
+    return p;
+  };
+  // 1000^3: 64 tiles on 132 multiprocessors; 2 splits of 8 iterations each.
+  EXPECT_EQ(splitVerdict(with(2), {{"M", 1000}, {"N", 1000}, {"K", 1000}}), "");
+  EXPECT_EQ(splitVerdict(with(4), {{"M", 1000}, {"N", 1000}, {"K", 1000}}), "");
+  // 128 tiles of 128 x 64 in 4 splits: 512 programs, more than two per
+  // multiprocessor.
+  EXPECT_NE(splitVerdict({{"BM", 128}, {"BN", 64}, {"BK", 64}, {"split-k", 4}},
+                         {{"M", 1000}, {"N", 1000}, {"K", 1000}})
+                .find("512 programs are more than two per multiprocessor"),
+            std::string::npos);
+  // M=64: 64 tiles of 64 x 128 over K = 8192: 4 splits of 32 iterations.
+  EXPECT_EQ(splitVerdict({{"BM", 64}, {"BN", 128}, {"BK", 64}, {"split-k", 4}},
+                         {{"M", 64}, {"N", 8192}, {"K", 8192}}),
+            "");
+  // 4096^3: 1024 tiles keep every multiprocessor busy.
+  EXPECT_NE(splitVerdict(with(2), {{"M", 4096}, {"N", 4096}, {"K", 4096}})
+                .find("1024 output tiles already occupy the 132 multiprocessors"),
+            std::string::npos);
+  // K = 128: two iterations cannot make two splits of two.
+  EXPECT_NE(splitVerdict(with(2), {{"M", 512}, {"N", 512}, {"K", 128}})
+                .find("iterations give a split fewer than two"),
+            std::string::npos);
+  // Attention's loop carries more than the accumulator.
+  std::string att = splitVerdict({{"split-k", 2}}, {{"B", 1}, {"H", 1}, {"N", 256}, {"D", 64}},
+                                 "examples/attention.tile");
+  EXPECT_NE(att.find("split-k needs a loop"), std::string::npos) << att;
 }
 
 TEST(AutotuneCompile, EveryExampleCompilesWithoutFailures) {

@@ -155,8 +155,11 @@ bool tessera::splitItems(const std::vector<std::string> &items, const char *flag
     auto [name, value] = s.split('=');
     name = name.trim();
     value = value.trim();
+    // (A hyphen for the compiler's schedule options, such as split-k.)
     bool nameOk = !name.empty() && (isalpha((unsigned char)name[0]) || name[0] == '_') &&
-                  llvm::all_of(name, [](char c) { return isalnum((unsigned char)c) || c == '_'; });
+                  llvm::all_of(name, [](char c) {
+                    return isalnum((unsigned char)c) || c == '_' || c == '-';
+                  });
     if (!s.contains('=') || !nameOk || value.empty()) {
       printToolError(llvm::errs(),
                      llvm::Twine(flag) + " expects NAME=" + what + ", got '" + item + "'");

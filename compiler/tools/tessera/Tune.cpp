@@ -156,6 +156,7 @@ int tessera::runTune(const TuneOptions &opts) {
   req.driverJit = true;
   req.cache = (*rt)->diskCache();
   req.context = &(*rt)->context();
+  req.multiprocessors = (*rt)->multiprocessors();
   auto sum = compileAll(**program, req, progressBar("compiling"));
   if (!sum)
     return report(sum.takeError());

@@ -18,6 +18,7 @@ void populateDotPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &pattern
 void populateSharedPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateWgmmaPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateTmaPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
+void populateSplitKPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populatePrintPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateKernelPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 /// Scalar math on NVPTX: ex2/lg2/rsqrt/tanh approximations, f16/bf16 through f32.

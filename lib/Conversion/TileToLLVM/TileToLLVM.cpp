@@ -8,7 +8,8 @@
 // ABI: for a tensor of rank r: the base pointer (global), r extents (i32), r-1
 // strides in elements (i64; the last axis has stride 1); a scalar: its value (a
 // bool as i8); then one 128-byte byval `nvvm.grid_constant` pointer per entry of
-// the kernel's `tile.tensor_maps` (TMA). Launch bounds: nvvm.maxntid =
+// the kernel's `tile.tensor_maps` (TMA), after the split-K workspace and
+// counters (two global pointers) of a kernel with `tile.split_k`. Launch bounds: nvvm.maxntid =
 // 32 * num_warps.
 //
 //===----------------------------------------------------------------------===//
@@ -52,6 +53,22 @@ LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::Tar
       abi.push_back(t.isInteger(1) ? b.getI8Type() : t);
     }
   }
+  // Split-K: the workspace of partial accumulators and the per-tile arrival
+  // counters (SplitKToLLVM.cpp); a slot is one partial of the compute threads.
+  auto split = kernel->getAttrOfType<IntegerAttr>("tile.split_k");
+  int64_t slotBytes = 0;
+  if (split && split.getInt() > 1) {
+    abi.append(2, LLVM::LLVMPointerType::get(ctx, 1));
+    WalkResult walk = kernel.walk([&](tile::SplitKPublishOp publish) {
+      FailureOr<size_t> n = elemsPerThread(publish.getPartial().getType());
+      if (failed(n))
+        return WalkResult::interrupt();
+      slotBytes = std::max<int64_t>(slotBytes, 4 * (int64_t)*n * 32 * kernel.getNumWarps());
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
   // The tensor maps of TMA copies: 128-byte __grid_constant__ parameters.
   auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps");
   unsigned numMaps = maps ? maps.size() : 0;
@@ -74,6 +91,8 @@ LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::Tar
   for (NamedAttribute a : kernel->getAttrs())
     if (a.getName().strref().starts_with("tile."))
       fn->setAttr(a.getName(), a.getValue());
+  if (slotBytes)
+    fn->setAttr("tile.split_k_slot_bytes", b.getI64IntegerAttr(slotBytes));
   for (unsigned m = 0; m < numMaps; ++m) {
     unsigned arg = abi.size() - numMaps + m;
     fn.setArgAttr(arg, LLVM::LLVMDialect::getByValAttrName(),
@@ -191,6 +210,7 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
       populateSharedPatterns(tc, patterns);
       populateWgmmaPatterns(tc, patterns);
       populateTmaPatterns(tc, patterns);
+      populateSplitKPatterns(tc, patterns);
       if (failed(applyPartialConversion(module, target, std::move(patterns))))
         return signalPassFailure();
     }
