@@ -306,32 +306,92 @@ llvm::Expected<std::vector<std::vector<char>>> tessera::autotune::outputs(Inputs
 
 namespace {
 
-/// "" when `got` matches `want` within the dtype's tolerance (relative to the
-/// element and to the tensor's RMS).
+/// The first candidate's outputs, against which the others are checked, with
+/// each tensor's RMS (computed once: outputs of 4096^3 matmuls are 16M elements).
+struct Reference {
+  std::vector<std::vector<char>> bytes;
+  std::vector<double> rms;
+};
+
+/// Runs `fn(begin, end, part)` over `n` elements split among the host's
+/// threads (one part when `n` is small).
+void inParallel(size_t n, const std::function<void(size_t, size_t, unsigned)> &fn,
+                unsigned &parts) {
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  parts = n < (1u << 20) ? 1u : std::min(hw, 16u);
+  std::vector<std::thread> pool;
+  for (unsigned p = 1; p < parts; ++p)
+    pool.emplace_back(fn, n * p / parts, n * (p + 1) / parts, p);
+  fn(0, n / parts, 0);
+  for (auto &t : pool)
+    t.join();
+}
+
+Reference makeReference(const Inputs &in, std::vector<std::vector<char>> bytes) {
+  Reference ref;
+  ref.rms.assign(bytes.size(), 0);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (bytes[i].empty())
+      continue;
+    DType t = in.dtypes[i];
+    size_t w = dtypeBytes(t), n = bytes[i].size() / w;
+    std::vector<double> sums(16, 0);
+    unsigned parts;
+    inParallel(
+        n,
+        [&](size_t b, size_t e, unsigned part) {
+          double s = 0;
+          for (size_t k = b; k < e; ++k) {
+            double r = decodeElement(t, bytes[i].data() + k * w);
+            if (std::isfinite(r))
+              s += r * r / n;
+          }
+          sums[part] = s;
+        },
+        parts);
+    double rms = 0;
+    for (unsigned p = 0; p < parts; ++p)
+      rms += sums[p];
+    ref.rms[i] = std::sqrt(rms);
+  }
+  ref.bytes = std::move(bytes);
+  return ref;
+}
+
+/// "" when `got` matches the reference within the dtype's tolerance (relative
+/// to the element and to the tensor's RMS).
 std::string compareOutputs(const Inputs &in, const jit::KernelSignature &sig,
-                           const std::vector<std::vector<char>> &got,
-                           const std::vector<std::vector<char>> &want) {
+                           const std::vector<std::vector<char>> &got, const Reference &ref) {
+  const std::vector<std::vector<char>> &want = ref.bytes;
   for (size_t i = 0; i < got.size(); ++i) {
     if (got[i].empty() || (got[i] == in.host[i] && want[i] == in.host[i])) // an input, untouched
       continue;
     DType t = in.dtypes[i];
     size_t w = dtypeBytes(t), n = got[i].size() / w;
-    double rms = 0;
-    for (size_t e = 0; e < n; ++e) {
-      double r = decodeElement(t, want[i].data() + e * w);
-      if (std::isfinite(r))
-        rms += r * r / n;
-    }
-    rms = std::sqrt(rms);
+    double rms = ref.rms[i];
     double tol = t == DType::BF16 ? 2e-2 : t == DType::F16 ? 4e-3 : t == DType::F32 ? 1e-3 : 0;
-    size_t bad = 0, first = 0;
-    for (size_t e = 0; e < n; ++e) {
-      double g = decodeElement(t, got[i].data() + e * w),
-             r = decodeElement(t, want[i].data() + e * w);
-      bool ok = (std::isnan(g) && std::isnan(r)) || g == r ||
-                std::fabs(g - r) <= tol * (std::fabs(r) + rms);
-      if (!ok && bad++ == 0)
-        first = e;
+    std::vector<size_t> bads(16, 0), firsts(16, SIZE_MAX);
+    unsigned parts;
+    inParallel(
+        n,
+        [&](size_t b, size_t e, unsigned part) {
+          size_t bad = 0, first = SIZE_MAX;
+          for (size_t k = b; k < e; ++k) {
+            double g = decodeElement(t, got[i].data() + k * w),
+                   r = decodeElement(t, want[i].data() + k * w);
+            bool ok = (std::isnan(g) && std::isnan(r)) || g == r ||
+                      std::fabs(g - r) <= tol * (std::fabs(r) + rms);
+            if (!ok && bad++ == 0)
+              first = k;
+          }
+          bads[part] = bad;
+          firsts[part] = first;
+        },
+        parts);
+    size_t bad = 0, first = SIZE_MAX;
+    for (unsigned p = 0; p < parts; ++p) {
+      bad += bads[p];
+      first = std::min(first, firsts[p]);
     }
     if (bad)
       return "'" + sig.params[i].name + "' differs from the reference configuration's in " +
@@ -409,7 +469,7 @@ tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program, const 
   if (!timer)
     return timer.takeError();
   TimingSummary sum;
-  std::vector<std::vector<char>> reference;
+  Reference reference;
   double best = INFINITY;
   for (size_t i = 0; i < cands.size(); ++i) {
     Candidate &c = cands[i];
@@ -456,8 +516,8 @@ tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program, const 
     auto outs = outputs(*in);
     if (!outs)
       return outs.takeError();
-    if (reference.empty()) {
-      reference = std::move(*outs);
+    if (reference.bytes.empty()) {
+      reference = makeReference(*in, std::move(*outs));
       sum.checkedAgainst = (int)i;
     } else if (std::string bad = compareOutputs(*in, *sig, *outs, reference); !bad.empty()) {
       c.failed = "wrong output: " + bad;
