@@ -30,7 +30,7 @@ def Tile_SplitKPublishOp : Tile_Op<"split_k_publish",
     %last = tile.split_k_publish %acc {splits = 4 : i64} : tensor<128x128xf32, #mma>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$partial, ConfinedAttr<I64Attr, [IntMinValue<2>]>:$splits);
+  let arguments = (ins RankedTensorOf<[F32]>:$partial, ConfinedAttr<I64Attr, [IntMinValue<2>, IntMaxValue<16>]>:$splits);
   let results = (outs I1:$last);
   let assemblyFormat = "$partial attr-dict `:` type($partial)";
 }
@@ -50,7 +50,7 @@ def Tile_SplitKCombineOp : Tile_Op<"split_k_combine",
     %sum = tile.split_k_combine %acc {splits = 4 : i64} : tensor<128x128xf32, #mma>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$partial, ConfinedAttr<I64Attr, [IntMinValue<2>]>:$splits);
+  let arguments = (ins RankedTensorOf<[F32]>:$partial, ConfinedAttr<I64Attr, [IntMinValue<2>, IntMaxValue<16>]>:$splits);
   let results = (outs RankedTensorOf<[F32]>:$result);
   let assemblyFormat = "$partial attr-dict `:` type($partial)";
 }

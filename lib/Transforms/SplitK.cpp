@@ -15,6 +15,8 @@
 #include "lib/Transforms/SplitK.h"
 #include "lib/Transforms/Passes.h"
 
+#include "dialects/Tile/Knobs.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -70,6 +72,22 @@ std::string mlir::tile::splitKObstacle(KernelOp kernel, scf::ForOp *loopOut, Ope
                         "accumulator, starting from zeros; this kernel has none");
   if (!found.getLowerBound().getType().isInteger(32))
     return fail(found, "split-k expects i32 loop bounds");
+  // Each split's accumulator is partial: only the dot may see it, and the
+  // loop may not write memory (a split would write its partial state).
+  if (!found.getRegionIterArgs()[0].hasOneUse())
+    return fail(found, "split-k needs the accumulator used by its dot alone inside the loop");
+  bool loopWrites = false;
+  Operation *writer = found;
+  found.getBody()->walk([&](Operation *inner) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (effects && effects.hasEffect<MemoryEffects::Write>() && !loopWrites) {
+      loopWrites = true;
+      writer = inner;
+    }
+  });
+  if (loopWrites)
+    return fail(writer, "split-k runs a share of the reduction loop in each split; the loop "
+                        "must not write memory");
   for (Operation &op : body) {
     if (&op == found.getOperation())
       break;
@@ -100,6 +118,10 @@ struct TileSplitK : tile::impl::TileSplitKBase<TileSplitK> {
     if (!attr || attr.getInt() <= 1)
       return;
     int64_t splits = attr.getInt();
+    if (splits > tessera::kMaxSplitK) {
+      kernel.emitError("split-k must be from 1 to ") << tessera::kMaxSplitK << ", got " << splits;
+      return signalPassFailure();
+    }
     Operation *gridYield = kernel.getGrid().front().getTerminator();
     scf::ForOp loop;
     Operation *at = kernel;

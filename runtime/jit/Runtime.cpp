@@ -177,7 +177,9 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   r.useModel = opts.useModel;
   r.args.assign(args.begin(), args.end());
   r.binding = std::move(*bound);
-  r.binding.finish();
+  r.binding.finish(); // the kernel's own parameters: the trailing ones again
+  if (llvm::Error e = appendTrailing(r.binding.pointers, **found, maps, opts.stream))
+    return std::move(e);
   r.prepared = *found;
   r.aligned = r.binding.aligned;
   repeat_ = std::move(r);
@@ -208,6 +210,11 @@ llvm::Error Runtime::appendTrailing(std::vector<void *> &pointers, const Prepare
       if (!counters)
         return counters.takeError();
       if (llvm::Error e = counters->fill(0))
+        return e;
+      // The memset runs on the legacy stream: complete it before a launch on
+      // any stream (a non-blocking one is not ordered after it).
+      if (llvm::Error e = cuda::check(cuda::driver()->cuCtxSynchronize(),
+                                      "cuCtxSynchronize (zeroing the split-K counters)"))
         return e;
       ws.slots = std::move(*slots);
       ws.counters = std::move(*counters);

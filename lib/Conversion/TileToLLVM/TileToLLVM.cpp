@@ -61,8 +61,10 @@ LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::Tar
     abi.append(2, LLVM::LLVMPointerType::get(ctx, 1));
     WalkResult walk = kernel.walk([&](tile::SplitKPublishOp publish) {
       FailureOr<size_t> n = elemsPerThread(publish.getPartial().getType());
-      if (failed(n))
+      if (failed(n)) {
+        publish.emitError("the split-K partial has no distributed layout");
         return WalkResult::interrupt();
+      }
       slotBytes = std::max<int64_t>(slotBytes, 4 * (int64_t)*n * 32 * kernel.getNumWarps());
       return WalkResult::advance();
     });
