@@ -316,14 +316,17 @@ def Tile_InProducerOp : Tile_Op<"in_producer", [Pure]> {
     In a kernel with `tile.producer_warps = P`, the block has `num_warps + P`
     warps; the last P are the producer warps (they issue TMA copies), the
     first `num_warps` compute (every layout distributes over those). True in
-    the producer warps.
+    the producer warps; with `leader`, only in the first producer thread, the
+    one that issues the copies.
 
     ```mlir
     %p = tile.in_producer
+    %l = tile.in_producer leader
     ```
   }];
+  let arguments = (ins UnitAttr:$leader);
   let results = (outs I1:$result);
-  let assemblyFormat = "attr-dict";
+  let assemblyFormat = "(`leader` $leader^)? attr-dict";
 }
 
 def Tile_SetMaxRegistersOp : Tile_Op<"set_max_registers",

@@ -228,10 +228,18 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
     SetMaxRegistersOp::create(c, loc, target.computeRegisters(), /*increase=*/true);
   }
 
-  // The producer: its own loop over the iterations.
+  // The producer: its own loop over the iterations, in the thread that
+  // issues the copies only. Every producer warp lowers its registers (the
+  // instruction is per warpgroup), then the others are done: a parity wait
+  // is defined for the current or the preceding phase only, and a producer
+  // thread nothing paces could fall two phases behind a slot's `empty`
+  // barrier and wait for a release that never comes.
   b.setInsertionPointToStart(branch.thenBlock());
   if (moveRegisters)
     SetMaxRegistersOp::create(b, loc, target.producerRegisters(), /*increase=*/false);
+  Value leader = InProducerOp::create(b, loc, b.getI1Type(), /*leader=*/true);
+  auto issuer = scf::IfOp::create(b, loc, TypeRange{}, leader, /*withElse=*/false);
+  b.setInsertionPointToStart(issuer.thenBlock());
   Value lb = loop.getLowerBound(), step = loop.getStep();
   auto producer = scf::ForOp::create(b, loc, lb, loop.getUpperBound(), step);
   b.setInsertionPointToStart(producer.getBody());

@@ -141,8 +141,9 @@ struct InProducerLowering : ConvertOpToLLVMPattern<tile::InProducerOp> {
   LogicalResult matchAndRewrite(tile::InProducerOp op, OpAdaptor,
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
-    rw.replaceOpWithNewOp<LLVM::ICmpOp>(op, LLVM::ICmpPredicate::uge, threadId(rw, loc),
-                                        i32Const(rw, loc, 32 * computeWarps(op)));
+    rw.replaceOpWithNewOp<LLVM::ICmpOp>(
+        op, op.getLeader() ? LLVM::ICmpPredicate::eq : LLVM::ICmpPredicate::uge, threadId(rw, loc),
+        i32Const(rw, loc, 32 * computeWarps(op)));
     return success();
   }
 };

@@ -60,6 +60,9 @@ tile.kernel @tma(%a: !tile.tensor<?x?x?x?xbf16>, %b: i32, %h: i32, %j: i32, %p: 
 // CHECK: %[[C128:.*]] = llvm.mlir.constant(128 : i32)
 // CHECK: llvm.icmp "uge" %{{.*}}, %[[C128]]
 // CHECK: nvvm.setmaxregister decrease 40
+// `in_producer leader`: the first producer thread runs the copies.
+// CHECK: %[[LEAD:.*]] = llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.cond_br %[[LEAD]]
 // CHECK: %[[FIRSTP:.*]] = llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}}, predicate = %[[FIRSTP]]
 // CHECK: nvvm.setmaxregister increase 232
@@ -77,7 +80,10 @@ tile.kernel @split(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : 
   %p = tile.in_producer
   scf.if %p {
     tile.set_max_registers {count = 40 : i32}
-    tile.tma_copy %a[%c0, %c0], %buf, %bars[%c0] {map = 0 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x128xbf16, #shared>, !tile.mbarrier<1>
+    %l = tile.in_producer leader
+    scf.if %l {
+      tile.tma_copy %a[%c0, %c0], %buf, %bars[%c0] {map = 0 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x128xbf16, #shared>, !tile.mbarrier<1>
+    }
   } else {
     tile.set_max_registers {count = 232 : i32, increase}
     tile.mbarrier_arrive %bars[%c0] : !tile.mbarrier<1>

@@ -162,7 +162,11 @@ tile.kernel @padded(%a: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_wa
 // WS: %[[P:.*]] = tile.in_producer
 // WS: scf.if %[[P]] {
 // WS-NOT: tile.set_max_registers
-// WS: scf.for %[[PI:.*]] =
+// Only the issuing thread runs the producer loop (no producer thread can fall
+// two phases behind an `empty` barrier).
+// WS: %[[L:.*]] = tile.in_producer leader
+// WS-NEXT: scf.if %[[L]] {
+// WS-NEXT: scf.for %[[PI:.*]] =
 // WS: %[[PAR:.*]] = arith.xori
 // WS: tile.mbarrier_wait %[[EMPTY]][%[[PS:.*]]], %[[PAR]]
 // WS: tile.tma_copy %arg0[%{{.*}}, %[[PI]]], %{{.*}}, %[[FULL]][%[[PS]]] {map = 0 : i32}
