@@ -97,21 +97,11 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
         return std::move(e);
       LaunchInfo info;
       info.tensorMaps = r.maps.size();
-      info.grid = prep.grid;
-      info.tuned = prep.tuned;
-      info.modeled = prep.modeled;
-      info.config = prep.config;
-      info.threads = 32 * prep.loaded->numWarps;
-      info.sharedBytes = prep.loaded->sharedBytes;
-      info.key = prep.loaded->key;
+      describe(prep, info);
       if (prep.grid[0] <= 0 || prep.grid[1] <= 0 || prep.grid[2] <= 0)
         return info;
-      CUresult rc = cuda::driver()->cuLaunchKernel(
-          prep.loaded->fn, (unsigned)prep.grid[0], (unsigned)prep.grid[1], (unsigned)prep.grid[2],
-          info.threads, 1, 1, (unsigned)prep.loaded->sharedBytes, opts.stream,
-          r.binding.pointers.data(), nullptr);
-      if (rc != CUDA_SUCCESS) // the call's name is built only for the error
-        return cuda::check(rc, "cuLaunchKernel(" + r.sig->name + ")");
+      if (llvm::Error e = launchPrepared(prep, r.binding.pointers.data(), opts.stream, r.sig->name))
+        return std::move(e);
       return info;
     }
     // TMA cannot describe one of these tensors: the full path below.
@@ -144,13 +134,7 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   const Prepared &prep = **found;
   if (llvm::Error e = appendTrailing(bound->pointers, prep, maps, opts.stream))
     return std::move(e);
-  info.grid = prep.grid;
-  info.tuned = prep.tuned;
-  info.modeled = prep.modeled;
-  info.config = prep.config;
-  info.threads = 32 * prep.loaded->numWarps;
-  info.sharedBytes = prep.loaded->sharedBytes;
-  info.key = prep.loaded->key;
+  describe(prep, info);
   for (int64_t g : prep.grid) {
     if (g <= 0)
       return info; // no programs: nothing to launch
@@ -158,13 +142,7 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
       return makeError("the grid clause of '" + sig.name + "' gives " + llvm::Twine(g) +
                        " programs on one axis");
   }
-  const cuda::DriverAPI &api = *cuda::driver();
-  if (llvm::Error e =
-          cuda::check(api.cuLaunchKernel(prep.loaded->fn, (unsigned)prep.grid[0],
-                                         (unsigned)prep.grid[1], (unsigned)prep.grid[2],
-                                         info.threads, 1, 1, (unsigned)prep.loaded->sharedBytes,
-                                         opts.stream, bound->pointers.data(), nullptr),
-                      "cuLaunchKernel(" + sig.name + ")"))
+  if (llvm::Error e = launchPrepared(prep, bound->pointers.data(), opts.stream, sig.name))
     return std::move(e);
   // Remember it for a repeat launch (the pointers of a Binding point into its
   // own slots: they are rebuilt after the move).
@@ -225,6 +203,27 @@ llvm::Error Runtime::appendTrailing(std::vector<void *> &pointers, const Prepare
   }
   for (const CUtensorMap *m : maps)
     pointers.push_back(const_cast<CUtensorMap *>(m));
+  return llvm::Error::success();
+}
+
+void Runtime::describe(const Prepared &prep, LaunchInfo &info) {
+  info.grid = prep.grid;
+  info.tuned = prep.tuned;
+  info.modeled = prep.modeled;
+  info.config = prep.config;
+  info.threads = 32 * prep.loaded->numWarps;
+  info.sharedBytes = prep.loaded->sharedBytes;
+  info.key = prep.loaded->key;
+}
+
+llvm::Error Runtime::launchPrepared(const Prepared &prep, void **params, CUstream stream,
+                                    const std::string &kernelName) {
+  CUresult rc = cuda::driver()->cuLaunchKernel(
+      prep.loaded->fn, (unsigned)prep.grid[0], (unsigned)prep.grid[1], (unsigned)prep.grid[2],
+      32 * prep.loaded->numWarps, 1, 1, (unsigned)prep.loaded->sharedBytes, stream, params,
+      nullptr);
+  if (rc != CUDA_SUCCESS) // the call's name is built only for the error
+    return cuda::check(rc, "cuLaunchKernel(" + kernelName + ")");
   return llvm::Error::success();
 }
 

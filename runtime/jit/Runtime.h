@@ -149,6 +149,12 @@ private:
   /// TMA cannot describe one of the tensors.
   llvm::Expected<bool> tensorMapsFor(Loaded &loaded, llvm::ArrayRef<Arg> args,
                                      std::vector<const CUtensorMap *> &maps);
+  /// What a launch of `prep` reports: its grid, block, configuration, key.
+  static void describe(const Prepared &prep, LaunchInfo &info);
+  /// cuLaunchKernel of `prep` with `params` on `stream` (its grid must be
+  /// positive on every axis).
+  static llvm::Error launchPrepared(const Prepared &prep, void **params, CUstream stream,
+                                    const std::string &kernelName);
   /// Appends the parameters after the kernel's own: a split-K kernel's
   /// workspace and counters (on `stream`), then the tensor maps.
   llvm::Error appendTrailing(std::vector<void *> &pointers, const Prepared &prep,
