@@ -25,6 +25,31 @@ inline constexpr int64_t kDefaultNumStages = 3;
 inline constexpr const char *kSplitKOption = "split-k";
 inline constexpr int64_t kMaxSplitK = 16;
 
+/// The compiler's warp-specialization schedule option (`--param
+/// warp-specialize=1`): a TMA-pipelined loop whose one warpgroup dot
+/// accumulates gets a producer warpgroup (tile-software-pipeline). Recorded as
+/// the kernel's `tile.warp_specialize`; where the loop cannot be split it is
+/// ignored (the schedule is a hint, never a different result).
+inline constexpr const char *kWarpSpecializeOption = "warp-specialize";
+
+/// The compiler's persistent schedule option (`--param persistent=1`): the
+/// grid's programs become virtual, run in a loop by as many programs as the
+/// GPU holds at once (tile-persistent). Recorded as `tile.persistent`.
+inline constexpr const char *kPersistentOption = "persistent";
+
+/// Every schedule option: its name, the kernel attribute it becomes (an i64,
+/// set only when the value differs from the default) and its range.
+struct ScheduleOption {
+  const char *name;
+  const char *attr;
+  int64_t min, max, byDefault;
+};
+inline constexpr ScheduleOption kScheduleOptions[] = {
+    {kSplitKOption, "tile.split_k", 1, kMaxSplitK, 1},
+    {kWarpSpecializeOption, "tile.warp_specialize", 0, 1, 0},
+    {kPersistentOption, "tile.persistent", 0, 1, 0},
+};
+
 } // namespace tessera
 
 #endif

@@ -259,17 +259,22 @@ OwningOpRef<ModuleOp> tessera::buildTileModule(const SourceFile &file, const Fro
     }
     return name == "num_warps" || name == "num_stages";
   };
-  // The split-K schedule option is the compiler's, not a kernel's parameter.
+  // The schedule options are the compiler's, not a kernel's parameters.
   Specialization base = opts.spec;
-  int64_t splitK = 1;
-  if (auto s = base.params.find(kSplitKOption); s != base.params.end()) {
-    splitK = s->second;
+  std::vector<std::pair<const ScheduleOption *, int64_t>> schedule;
+  for (const ScheduleOption &o : kScheduleOptions) {
+    auto s = base.params.find(o.name);
+    if (s == base.params.end())
+      continue;
+    int64_t v = s->second;
     base.params.erase(s);
-    if (splitK < 1 || splitK > kMaxSplitK) {
-      diags.error({}, std::string(kSplitKOption) + " must be from 1 to " +
-                          std::to_string(kMaxSplitK) + ", got " + std::to_string(splitK));
+    if (v < o.min || v > o.max) {
+      diags.error({}, std::string(o.name) + " must be from " + std::to_string(o.min) + " to " +
+                          std::to_string(o.max) + ", got " + std::to_string(v));
       return nullptr;
     }
+    if (v != o.byDefault)
+      schedule.push_back({&o, v});
   }
   std::vector<std::unique_ptr<KernelInfo>> infos;
   for (Kernel *k : selected) {
@@ -293,9 +298,9 @@ OwningOpRef<ModuleOp> tessera::buildTileModule(const SourceFile &file, const Fro
   }
   if (diags.hasErrors() || failed(verify(*module)))
     return nullptr;
-  if (splitK > 1)
-    module->walk([&](tile::KernelOp k) {
-      k->setAttr("tile.split_k", IntegerAttr::get(IntegerType::get(&ctx, 64), splitK));
+  for (auto [o, v] : schedule)
+    module->walk([&, o = o, v = v](tile::KernelOp k) {
+      k->setAttr(o->attr, IntegerAttr::get(IntegerType::get(&ctx, 64), v));
     });
   if (opts.canonicalize) {
     PassManager pm(&ctx);

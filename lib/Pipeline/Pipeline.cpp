@@ -23,6 +23,7 @@ LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::Strin
   PassManager pm(module.getContext());
   pm.addNestedPass<tile::KernelOp>(tile::createTileGroupPrograms());
   pm.addNestedPass<tile::KernelOp>(tile::createTileSplitK());
+  pm.addNestedPass<tile::KernelOp>(tile::createTilePersistent());
   pm.addNestedPass<tile::KernelOp>(tile::createTileAssignLayouts({arch.str()}));
   pm.addNestedPass<tile::KernelOp>(tile::createTileStageOperands());
   pm.addNestedPass<tile::KernelOp>(tile::createTileSoftwarePipeline({arch.str()}));
@@ -44,6 +45,7 @@ FailureOr<int64_t> tessera::pipeline::sharedMemoryBytes(tile::KernelOp kernel,
   b.setInsertionPointToStart(module->getBody());
   auto copy = cast<tile::KernelOp>(b.clone(*kernel));
   PassManager pm(kernel.getContext(), tile::KernelOp::getOperationName());
+  pm.addPass(tile::createTilePersistent()); // its ring outlives each tile's loop
   pm.addPass(tile::createTileAssignLayouts({arch.str()}));
   pm.addPass(tile::createTileStageOperands());
   pm.addPass(tile::createTileSoftwarePipeline({arch.str()}));

@@ -69,9 +69,10 @@ def TileSoftwarePipeline : Pass<"tile-software-pipeline", "::mlir::tile::KernelO
     trip count are predicated off. Needs cp.async (`arch` sm_80 or later).
     On sm_90, in the aligned variant, a loop not nested in another loop
     copies with TMA (`tile.tma_copy`, `tile.mbarrier_wait`; the kernel's
-    `tile.tensor_maps`). With `warp-specialize`, a loop whose one warpgroup dot
-    accumulates is split between a producer warpgroup and the compute warps
-    (PipelineTma.cpp); off by default until it is proven under the tuner.
+    `tile.tensor_maps`). With `warp-specialize` (the pass option, or the
+    kernel's `tile.warp_specialize` schedule option), a loop whose one
+    warpgroup dot accumulates is split between a producer warpgroup and the
+    compute warps (PipelineTma.cpp).
 
     ```mlir
     scf.for %i = %lb to %ub step %s : i32 {
@@ -212,6 +213,40 @@ def TileSplitK : Pass<"tile-split-k", "::mlir::tile::KernelOp"> {
       %sum = tile.split_k_combine %acc {splits = 2 : i64} : tensor<128x128xf32>
       // the rest of the kernel, on %sum
     }
+    ```
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def TilePersistent : Pass<"tile-persistent", "::mlir::tile::KernelOp"> {
+  let summary = "runs a grid of independent programs as a loop in as many as fit (persistent)";
+  let description = [{
+    For a kernel with `tile.persistent` (the compiler's `persistent` schedule
+    option), the grid clause's n0 x n1 programs become virtual: the launch
+    grid is one axis of n0 * n1, which the runtime clamps to the programs the
+    GPU holds at once, and the body runs in a loop (`tile.persistent_loop`)
+    from `program_id(x)` to n0 * n1 by `num_programs(x)`. In the loop,
+    `program_id(x)` and `program_id(y)` are the virtual program's
+    coordinates (t % n0, t / n0) and `num_programs` the grid clause's
+    extents, computed in the body. A warp-specialized producer then keeps
+    copying across tiles (tile-software-pipeline), so a program's next tile
+    is loading while it stores the last.
+
+    A grid of three axes or a split-K kernel is an error at the kernel. Runs
+    on tile IR before layouts; the interpreter never sees it.
+
+    ```mlir
+    %n0 = arith.ceildivsi %M, %c128 : i32     // the grid clause, in the body
+    %n1 = arith.ceildivsi %N, %c128 : i32
+    %total = arith.muli %n0, %n1 : i32
+    %p = tile.program_id x
+    %np = tile.num_programs x
+    scf.for %t = %p to %total step %np : i32 {
+      %q0 = arith.remui %t, %n0 : i32       // was program_id(x)
+      %q1 = arith.divui %t, %n0 : i32       // was program_id(y)
+      ...
+    } {tile.persistent_loop}
     ```
   }];
   let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect",

@@ -28,6 +28,7 @@
 #include "lib/Transforms/SoftwarePipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -84,29 +85,32 @@ int64_t tensorMapIndex(KernelOp kernel, unsigned arg, ArrayRef<int64_t> box, uns
   return maps.size() - 1;
 }
 
-/// The ops of the kernel body that `values` depend on, when every one is a
-/// scalar op without memory effects or regions: they can run before the warp
-/// split.
-bool producerInputs(KernelOp kernel, ArrayRef<Value> values, llvm::SetVector<Operation *> &ops) {
+/// The ops that `values` depend on, when every one is a scalar op without
+/// memory effects or regions: those of the kernel body in `ops` (they can run
+/// before the warp split), those of the persistent loop `outer`'s body, from
+/// its variable, in `perTile` (the producer's loop over tiles recomputes them).
+bool producerInputs(KernelOp kernel, scf::ForOp outer, ArrayRef<Value> values,
+                    llvm::SetVector<Operation *> &ops, llvm::SetVector<Operation *> &perTile) {
   Block *body = &kernel.getBody().front();
   SmallVector<Value> work(values.begin(), values.end());
   while (!work.empty()) {
     Value v = work.pop_back_val();
     Operation *def = v.getDefiningOp();
     if (!def) {
-      if (cast<BlockArgument>(v).getOwner() != body)
+      if (cast<BlockArgument>(v).getOwner() != body && (!outer || v != outer.getInductionVar()))
         return false;
       continue;
     }
-    if (def->getBlock() != body)
+    bool inOuter = outer && def->getBlock() == outer.getBody();
+    if (def->getBlock() != body && !inOuter)
       return false;
-    if (ops.contains(def))
+    if (ops.contains(def) || perTile.contains(def))
       continue;
     // Executed unconditionally where it was: moving it up speculates nothing.
     if (!isMemoryEffectFree(def) || def->getNumRegions() ||
         llvm::any_of(def->getResultTypes(), [](Type t) { return !t.isIntOrIndexOrFloat(); }))
       return false;
-    ops.insert(def);
+    (inOuter ? perTile : ops).insert(def);
     work.append(def->getOperands().begin(), def->getOperands().end());
   }
   return true;
@@ -116,6 +120,8 @@ bool producerInputs(KernelOp kernel, ArrayRef<Value> values, llvm::SetVector<Ope
 SmallVector<Value> producerNeeds(const TmaPipeline &p) {
   scf::ForOp loop = p.loop;
   SmallVector<Value> needs{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+  if (scf::ForOp outer = p.outer)
+    needs.append({outer.getLowerBound(), outer.getUpperBound(), outer.getStep()});
   auto outside = [&](Value v) {
     return v != loop.getInductionVar() && !loop->isAncestor(v.getParentRegion()->getParentOp());
   };
@@ -132,17 +138,32 @@ SmallVector<Value> producerNeeds(const TmaPipeline &p) {
   return needs;
 }
 
+/// The kernel around the loop, when the loop is directly in its body or in
+/// the persistent loop `outer` directly in its body.
+KernelOp kernelAround(const TmaPipeline &p) {
+  Operation *parent = p.loop->getParentOp();
+  scf::ForOp outer = p.outer;
+  if (outer && parent == outer.getOperation())
+    parent = outer->getParentOp();
+  return dyn_cast<KernelOp>(parent);
+}
+
 } // namespace
 
 bool mlir::tile::pipeline::useTma(scf::ForOp loop, SmallVector<Candidate> &cands,
                                   ArrayRef<MemDescType> slotTypes,
-                                  const tessera::target::TargetInfo &target) {
+                                  const tessera::target::TargetInfo &target,
+                                  scf::ForOp persistent) {
   auto kernel = loop->getParentOfType<KernelOp>();
   auto aligned = kernel->getAttrOfType<BoolAttr>("tile.aligned");
   if (!target.hasTMA() || (aligned && !aligned.getValue()))
     return false;
+  // In a warp-specialized kernel a later loop runs in the compute warps alone,
+  // which neither initialise barriers for the whole block nor issue copies.
+  if (kernel->hasAttr("tile.producer_warps"))
+    return false;
   for (Operation *p = loop->getParentOp(); p != kernel; p = p->getParentOp())
-    if (isa<LoopLikeOpInterface>(p))
+    if (isa<LoopLikeOpInterface>(p) && p != persistent.getOperation())
       return false; // the barriers are initialised once per program
   SmallVector<SmallVector<int64_t>> boxes(cands.size());
   SmallVector<unsigned> swizzles(cands.size());
@@ -156,20 +177,27 @@ bool mlir::tile::pipeline::useTma(scf::ForOp loop, SmallVector<Candidate> &cands
 }
 
 bool mlir::tile::pipeline::canWarpSpecialize(const TmaPipeline &p) {
-  auto kernel = dyn_cast<KernelOp>(p.loop->getParentOp());
+  KernelOp kernel = kernelAround(p);
   if (!kernel || !p.asyncDot || kernel->hasAttr("tile.producer_warps"))
+    return false;
+  // An earlier TMA loop would land in the compute branch, where its barriers'
+  // initialisation (a block barrier) and its copies (issued by thread 0 of a
+  // plain kernel, by a producer thread here) cannot run.
+  bool earlierTma = false;
+  kernel.walk([&](MBarrierAllocOp a) { earlierTma |= a.getResult() != p.full; });
+  if (earlierTma)
     return false;
   int64_t warps = kernel.getNumWarps();
   if (warps != 4 && warps != 8)
     return false;
-  llvm::SetVector<Operation *> ops;
-  return producerInputs(kernel, producerNeeds(p), ops);
+  llvm::SetVector<Operation *> ops, perTile;
+  return producerInputs(kernel, p.outer, producerNeeds(p), ops, perTile);
 }
 
 void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
                                           const tessera::target::TargetInfo &target) {
   scf::ForOp loop = p.loop;
-  auto kernel = cast<KernelOp>(loop->getParentOp());
+  KernelOp kernel = kernelAround(p);
   MLIRContext *ctx = kernel.getContext();
   Location loc = loop.getLoc();
   Block *body = &kernel.getBody().front();
@@ -188,13 +216,27 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   {
     OpBuilder r = OpBuilder::atBlockBegin(release.thenBlock());
     Value prev =
-        arith::RemSIOp::create(r, loc, arith::AddIOp::create(r, loc, p.k, stagesLess1), numStages);
+        arith::RemSIOp::create(r, loc, arith::AddIOp::create(r, loc, p.g, stagesLess1), numStages);
     MBarrierArriveOp::create(r, loc, empty, prev);
+  }
+  if (p.outer) {
+    // The producer goes on to the next tile: the last iteration's slot is
+    // released once the wait after the loop completes its dot.
+    OpBuilder a(p.finalWait->getNextNode());
+    Value any = arith::CmpIOp::create(a, loc, arith::CmpIPredicate::sgt, p.trip,
+                                      arith::ConstantOp::create(a, loc, a.getI32IntegerAttr(0)));
+    auto last = scf::IfOp::create(a, loc, TypeRange{}, any, /*withElse=*/false);
+    OpBuilder r = OpBuilder::atBlockBegin(last.thenBlock());
+    Value end = arith::AddIOp::create(r, loc, p.base, p.trip);
+    auto rc = [&](int64_t v) { return arith::ConstantOp::create(r, loc, r.getI32IntegerAttr(v)); };
+    Value slot = arith::RemSIOp::create(
+        r, loc, arith::AddIOp::create(r, loc, end, rc(p.stages - 1)), rc(p.stages));
+    MBarrierArriveOp::create(r, loc, empty, slot);
   }
 
   // Hoist what the producer needs to the top, then the buffers and barriers.
-  llvm::SetVector<Operation *> inputs;
-  (void)producerInputs(kernel, producerNeeds(p), inputs);
+  llvm::SetVector<Operation *> inputs, perTile;
+  (void)producerInputs(kernel, p.outer, producerNeeds(p), inputs, perTile);
   SmallVector<Operation *> hoisted(inputs.begin(), inputs.end());
   llvm::sort(hoisted, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
   for (Value v : p.buffers)
@@ -240,11 +282,37 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   Value leader = InProducerOp::create(b, loc, b.getI1Type(), /*leader=*/true);
   auto issuer = scf::IfOp::create(b, loc, TypeRange{}, leader, /*withElse=*/false);
   b.setInsertionPointToStart(issuer.thenBlock());
+  // In a persistent kernel, a loop over the program's tiles around it, with
+  // the per-tile values the copies need recomputed from its variable.
+  IRMapping outside;
+  Value base;
+  if (scf::ForOp outer = p.outer) {
+    auto tiles =
+        scf::ForOp::create(b, loc, outer.getLowerBound(), outer.getUpperBound(), outer.getStep());
+    b.setInsertionPointToStart(tiles.getBody());
+    outside.map(outer.getInductionVar(), tiles.getInductionVar());
+    SmallVector<Operation *> ordered(perTile.begin(), perTile.end());
+    llvm::sort(ordered, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+    for (Operation *op : ordered)
+      b.clone(*op, outside);
+    Value j = arith::DivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, tiles.getInductionVar(), outer.getLowerBound()),
+        outer.getStep());
+    Value trip = arith::MaxSIOp::create(
+        b, loc,
+        arith::CeilDivSIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound()),
+            loop.getStep()),
+        cst(0));
+    base = arith::MulIOp::create(b, loc, j, trip);
+  }
   Value lb = loop.getLowerBound(), step = loop.getStep();
   auto producer = scf::ForOp::create(b, loc, lb, loop.getUpperBound(), step);
   b.setInsertionPointToStart(producer.getBody());
   Value iv = producer.getInductionVar();
   Value k = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, lb), step);
+  if (base)
+    k = arith::AddIOp::create(b, loc, base, k); // the ring's count, across tiles
   Value slotIndex = arith::RemSIOp::create(b, loc, k, cst(p.stages));
   Value round = arith::DivSIOp::create(b, loc, k, cst(p.stages));
   Value parity =
@@ -252,7 +320,7 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   MBarrierWaitOp::create(b, loc, empty, slotIndex, parity);
   for (auto [c, buf, slotTy] : llvm::zip(*p.cands, p.buffers, p.slotTypes)) {
     Value slot = MemDescIndexOp::create(b, loc, slotTy, buf, slotIndex);
-    SmallVector<Value> coords = coordsAt(b, loop, c, iv);
+    SmallVector<Value> coords = coordsAt(b, loop, c, iv, &outside);
     TmaCopyOp::create(b, loc, c.load.getTensor(), coords, slot, p.full, slotIndex, Value(),
                       b.getI32IntegerAttr(c.tmaMap));
   }

@@ -131,8 +131,8 @@ std::optional<Candidate> match(scf::ForOp loop, LoadOp load) {
 } // namespace
 
 SmallVector<Value> mlir::tile::pipeline::coordsAt(OpBuilder &b, scf::ForOp loop, Candidate &c,
-                                                  Value iv) {
-  IRMapping map;
+                                                  Value iv, const IRMapping *outside) {
+  IRMapping map = outside ? *outside : IRMapping();
   map.map(loop.getInductionVar(), iv);
   for (Operation *op : c.slice)
     b.clone(*op, map);
@@ -164,6 +164,18 @@ WarpgroupDotOp asyncCandidate(scf::ForOp loop, unsigned stages) {
   if (*dot->getUsers().begin() != yield || yield->getOperand(idx) != dot.getResult())
     return {};
   return dot;
+}
+
+/// The persistent loop `loop` is directly in (tile-persistent), when the
+/// loop's bounds come from outside it: every tile runs the same iterations.
+scf::ForOp persistentParent(scf::ForOp loop) {
+  auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+  if (!outer || !outer->hasAttr("tile.persistent_loop") || !isa<KernelOp>(outer->getParentOp()))
+    return {};
+  for (Value v : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+    if (outer->isAncestor(v.getParentRegion()->getParentOp()))
+      return {};
+  return outer;
 }
 
 void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInfo &target,
@@ -199,7 +211,15 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   // (matmul: 598 -> 762 TFLOP/s on the H200). Attention's loop, whose dots
   // are waited for, ran 5-10% slower with TMA than with cp.async
   // (docs/BENCHMARKS.md), so it keeps cp.async.
-  bool tma = asyncDot && useTma(loop, cands, slotTypes, target);
+  // In a persistent loop, only a producer warpgroup keeps the ring running
+  // across tiles: TMA there needs the warp split.
+  scf::ForOp outer = persistentParent(loop);
+  TmaPipeline probe{loop, &cands, buffers, slotTypes, stages, Value()};
+  probe.asyncDot = (bool)asyncDot;
+  probe.outer = outer;
+  bool mayWarpSplit = asyncDot && mayWarpSpecialize && target.hasTMA() && canWarpSpecialize(probe);
+  bool tma = asyncDot && (!outer || mayWarpSplit) &&
+             useTma(loop, cands, slotTypes, target, mayWarpSplit ? outer : scf::ForOp());
   // Copies run S - 1 iterations ahead, into the slot the previous iteration
   // read. With an asynchronous dot, that slot's reader is complete only after
   // this iteration's {pendings = 1} wait: TMA copies are issued there; cp.async
@@ -215,7 +235,21 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   TmaPipeline tp{loop, &cands, buffers, slotTypes, stages, bars};
   tp.asyncDot = (bool)asyncDot;
   // With producer warps, the compute warps issue no copies.
-  bool split = tma && mayWarpSpecialize && canWarpSpecialize(tp);
+  bool split = tma && mayWarpSplit;
+  if (split && outer) {
+    // Tile j's iterations continue the ring where tile j - 1's ended.
+    Value j = arith::DivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, outer.getInductionVar(), outer.getLowerBound()),
+        outer.getStep());
+    tp.outer = outer;
+    tp.trip = arith::MaxSIOp::create(
+        b, loc,
+        arith::CeilDivSIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound()),
+            loop.getStep()),
+        cst(0));
+    tp.base = arith::MulIOp::create(b, loc, j, tp.trip);
+  }
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
   auto issue = [&](Value iv, Value slotIndex) {
     Value pred = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, ub);
@@ -244,10 +278,11 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
     AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(ahead - 1));
   Value iv = loop.getInductionVar();
   Value k = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, lb), step);
-  Value cur = arith::RemSIOp::create(b, loc, k, cst(stages));
+  Value g = tp.base ? arith::AddIOp::create(b, loc, tp.base, k).getResult() : k;
+  Value cur = arith::RemSIOp::create(b, loc, g, cst(stages));
   if (tma) {
     Value phase =
-        arith::AndIOp::create(b, loc, arith::DivSIOp::create(b, loc, k, cst(stages)), cst(1));
+        arith::AndIOp::create(b, loc, arith::DivSIOp::create(b, loc, g, cst(stages)), cst(1));
     MBarrierWaitOp::create(b, loc, bars, cur, phase);
   }
   auto issueAhead = [&] {
@@ -284,6 +319,7 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
     Value done = WarpgroupWaitOp::create(b, loc, res.getType(), res, 0);
     res.replaceAllUsesExcept(done, done.getDefiningOp());
     tp.asyncWait = cast<WarpgroupWaitOp>(w.getDefiningOp());
+    tp.finalWait = cast<WarpgroupWaitOp>(done.getDefiningOp());
     if (!split && late) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfter(tp.asyncWait);
@@ -292,6 +328,7 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   }
   if (split) {
     tp.k = k;
+    tp.g = g;
     warpSpecialize(tp, target);
   }
   // Erased last: the producer's copies are made from them.
@@ -317,8 +354,11 @@ struct TileSoftwarePipeline : tile::impl::TileSoftwarePipelineBase<TileSoftwareP
       return;
     SmallVector<scf::ForOp> loops;
     kernel.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    // The pass option, or the kernel's `warp-specialize` schedule option.
+    auto ws = kernel->getAttrOfType<IntegerAttr>("tile.warp_specialize");
+    bool split = warpSpecialize || (ws && ws.getInt() != 0);
     for (scf::ForOp loop : loops)
-      pipeline(loop, stages, *target, warpSpecialize);
+      pipeline(loop, stages, *target, split);
   }
 };
 

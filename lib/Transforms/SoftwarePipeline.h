@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir::tile::pipeline {
 
@@ -28,14 +29,16 @@ struct Candidate {
   int64_t tmaMap = -1; // index into tile.tensor_maps when copied by TMA
 };
 
-/// The coordinates of `c`'s load at iteration `iv`, computed at `b`'s point.
-SmallVector<Value> coordsAt(OpBuilder &b, scf::ForOp loop, Candidate &c, Value iv);
+/// The coordinates of `c`'s load at iteration `iv`, computed at `b`'s point;
+/// `outside` remaps values from outside the loop (a producer's copies of them).
+SmallVector<Value> coordsAt(OpBuilder &b, scf::ForOp loop, Candidate &c, Value iv,
+                            const IRMapping *outside = nullptr);
 
 /// Whether `loop`'s candidates are copied by TMA (sm_90, the aligned variant,
-/// a loop not nested in another loop, slots TMA can write); sets their maps
-/// and the kernel's tile.tensor_maps.
+/// a loop not nested in another loop but `persistent`, slots TMA can write);
+/// sets their maps and the kernel's tile.tensor_maps.
 bool useTma(scf::ForOp loop, SmallVector<Candidate> &cands, ArrayRef<MemDescType> slotTypes,
-            const tessera::target::TargetInfo &target);
+            const tessera::target::TargetInfo &target, scf::ForOp persistent = {});
 
 /// The loop, its TMA copies and the values the warp split needs.
 struct TmaPipeline {
@@ -48,11 +51,18 @@ struct TmaPipeline {
   Value k;                   // the iteration number, in the loop
   bool asyncDot = false;     // the loop's dot stays in flight ...
   WarpgroupWaitOp asyncWait; // ... until this {pendings = 1} wait
+  // In a persistent loop (tile-persistent) around `loop`, the ring runs on
+  // across tiles: iteration k of the j-th tile is the ring's g = j * trip + k.
+  scf::ForOp outer;
+  Value g, base, trip;       // in the loop; before it (in `outer`)
+  WarpgroupWaitOp finalWait; // the {pendings = 0} wait after the loop
 };
 
 /// Whether the kernel can be split into producer and compute warps around
-/// `p.loop` (its dot asynchronous, the loop directly in the kernel body, the
-/// copies' inputs computable before the split, 4 or 8 compute warps).
+/// `p.loop` (its dot asynchronous, the loop directly in the kernel body or in
+/// `p.outer` with bounds from outside it, the copies' inputs computable before
+/// the split or, per tile, from the persistent loop's variable, 4 or 8
+/// compute warps, no earlier TMA loop).
 bool canWarpSpecialize(const TmaPipeline &p);
 
 /// Splits the kernel: a producer warpgroup (the last four warps) runs a loop of

@@ -208,6 +208,18 @@ std::string tessera::autotune::splitKReason(tile::KernelOp kernel, const jit::Ke
   return "";
 }
 
+std::string tessera::autotune::warpSpecializeReason(tile::KernelOp kernel) {
+  auto attr = kernel->getAttrOfType<IntegerAttr>("tile.warp_specialize");
+  if (!attr || attr.getInt() == 0)
+    return "";
+  for (auto loop : kernel.getBody().front().getOps<scf::ForOp>())
+    for (Value arg : loop.getRegionIterArgs())
+      for (Operation *user : arg.getUsers())
+        if (auto dot = dyn_cast<tile::DotOp>(user); dot && dot.getAcc() == arg)
+          return "";
+  return "warp-specialize needs a loop (not nested) that accumulates a dot";
+}
+
 llvm::Expected<std::vector<Ranked>> tessera::autotune::rank(jit::Compiler &compiler,
                                                             const jit::Program &program,
                                                             const jit::CompileRequest &req,

@@ -63,6 +63,12 @@ std::string splitKReason(mlir::tile::KernelOp kernel, const jit::KernelSignature
                          const jit::CompileRequest &req, const target::TargetInfo &target,
                          unsigned multiprocessors);
 
+/// Why the warp-specialized configuration `kernel` (its `tile.warp_specialize`
+/// = 1) should not be tried, or "": it needs a loop, not nested, that carries
+/// a dot's accumulator (what tile-software-pipeline can give a producer
+/// warpgroup); a kernel without one would compile to its plain twin.
+std::string warpSpecializeReason(mlir::tile::KernelOp kernel);
+
 /// The split-K factors the tuner adds to every configuration of a kernel.
 inline constexpr int64_t kSplitKFactors[] = {2, 4};
 

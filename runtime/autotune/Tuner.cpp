@@ -62,13 +62,45 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
     return target.takeError();
   CompileSummary out;
   std::vector<Config> configs = enumerate(*sig);
+  size_t plain = configs.size();
   if (req.multiprocessors)
-    for (size_t i = 0, n = configs.size(); i < n; ++i)
+    for (size_t i = 0; i < plain; ++i)
       for (int64_t s : kSplitKFactors) {
         Config c = configs[i];
         c.params[kSplitKOption] = s;
         configs.push_back(std::move(c));
       }
+  // With wgmma and TMA, every configuration with a producer warpgroup too,
+  // alone and persistent, for a kernel with a loop to give one (one the option cannot split in some
+  // configuration compiles to its plain twin's PTX: timed once).
+  bool tryWarpSpecialize = req.warpSpecialize && target->hasWgmma() && target->hasTMA() &&
+                           req.aligned && !configs.empty();
+  if (tryWarpSpecialize) {
+    jit::CompileRequest cr = req.compileRequest(configs.front().params);
+    cr.kernel = sig->name;
+    cr.params[kWarpSpecializeOption] = 1;
+    llvm::Error e = jit::Compiler(req.cache).inspect(program, cr, [&](mlir::tile::KernelOp k) {
+      tryWarpSpecialize = warpSpecializeReason(k).empty();
+      return llvm::Error::success();
+    });
+    if (e) { // the default's own errors surface when it compiles
+      llvm::consumeError(std::move(e));
+      tryWarpSpecialize = false;
+    }
+  }
+  if (tryWarpSpecialize)
+    for (size_t i = 0; i < plain; ++i) {
+      Config c = configs[i];
+      int64_t warps = c.params.count("num_warps") ? c.params["num_warps"] : kDefaultNumWarps;
+      if (warps != 4 && warps != 8)
+        continue;
+      c.params[kWarpSpecializeOption] = 1;
+      configs.push_back(c);
+      // Persistent too: the producer then loads the next tile's operands
+      // while the compute warps store the last one.
+      c.params[kPersistentOption] = 1;
+      configs.push_back(std::move(c));
+    }
   for (Config &c : configs)
     out.candidates.push_back(Candidate{std::move(c)});
   size_t n = out.candidates.size();
@@ -89,6 +121,8 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
           c.pruned = pruneReason(k, *target);
           if (c.pruned.empty() && c.config.params.count(kSplitKOption))
             c.pruned = splitKReason(k, *sig, cr, *target, req.multiprocessors);
+          if (c.pruned.empty())
+            c.pruned = warpSpecializeReason(k);
           return llvm::Error::success();
         });
         if (e)

@@ -98,6 +98,10 @@ struct TuneRequest {
   /// The GPU's multiprocessors: with them, every configuration is also tried
   /// with the split-K factors (pruned by splitKReason); 0: no split-K.
   unsigned multiprocessors = 0;
+  /// On targets with wgmma and TMA, every configuration of 4 or 8 warps also
+  /// with `warp-specialize=1`, alone and with `persistent=1` (pruned by
+  /// warpSpecializeReason). Off by default until measured on a GPU.
+  bool warpSpecialize = false;
 
   /// The compile request of the configuration `params` (the default's when
   /// empty): every compile, inspection and database key of a tuning uses it.

@@ -42,6 +42,7 @@ namespace tessera::cuda {
   X(cuModuleGetFunction) \
   X(cuFuncSetAttribute) \
   X(cuFuncGetAttribute) \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
   X(cuLaunchKernel) \
   X(cuMemAlloc) \
   X(cuMemFree) \

@@ -6,6 +6,7 @@
 
 #include "BuildId.h" // TESSERA_BUILD_ID, generated
 
+#include "dialects/Tile/Knobs.h"
 #include "dialects/Tile/TileDialect.h"
 #include "lib/Frontend/Parser.h"
 #include "lib/IRGen/IRGen.h"
@@ -378,16 +379,23 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
     out.splitK.splits = s.getInt(); // tile-split-k adds the grid's third axis
     out.grid[2] *= out.splitK.splits;
   }
+  if (auto p = kernel->getAttrOfType<mlir::IntegerAttr>("tile.persistent"); p && p.getInt()) {
+    // tile-persistent: one axis of virtual programs; the runtime launches at
+    // most as many as the GPU holds at once.
+    out.persistent = true;
+    out.grid = {out.grid[0] * out.grid[1] * out.grid[2], 1, 1};
+  }
   if (auto w = kernel->getAttrOfType<mlir::IntegerAttr>("tile.num_warps"))
     out.numWarps = w.getInt();
   // The key: everything the PTX depends on.
   std::string keyText =
       compilerVersion() + "\nsource " + sha256Hex(program.file().text()) + "\nkernel " + sig->name +
-      "\nparams " + attrText(kernel->getAttr("tile.params")) + "\nsplit-k " +
-      attrText(kernel->getAttr("tile.split_k")) + "\ndims " +
+      "\nparams " + attrText(kernel->getAttr("tile.params")) + "\ndims " +
       attrText(kernel->getAttr("tile.specialized_dims")) + "\naligned " +
       (req.aligned ? "1" : "0") + "\narch " + req.arch + "\nO" + std::to_string(req.optLevel) +
       "\ndriver " + std::to_string(req.driverVersion) + "\nbuild " + TESSERA_BUILD_ID;
+  for (const ScheduleOption &o : kScheduleOptions)
+    keyText += std::string("\n") + o.name + " " + attrText(kernel->getAttr(o.attr));
   out.key = sha256Hex(keyText).substr(0, 40);
   auto finish = [&] {
     out.compileMs =

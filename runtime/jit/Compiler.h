@@ -102,6 +102,7 @@ struct CompiledKernel {
   int64_t sharedBytes = 0;
   std::vector<TensorMapUse> tensorMaps;    // trailing TMA parameters, in order
   SplitK splitK;                           // its workspace parameters (before the maps)
+  bool persistent = false;                 // grid[0] virtual programs, launched in as many as fit
   std::array<int64_t, 3> grid = {1, 1, 1}; // for the request's dims and scalars
   bool fromDisk = false;
   double compileMs = 0; // frontend + (unless from disk) code generation

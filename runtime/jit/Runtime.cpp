@@ -318,10 +318,21 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
       slot = std::make_unique<Loaded>(Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes,
                                              ck->key, ck->tensorMaps, ck->splitK});
     }
+    std::array<int64_t, 3> grid = ck->grid;
+    if (ck->persistent) {
+      // As many programs as the GPU holds at once, each looping over tiles.
+      const cuda::DriverAPI &api = *cuda::driver();
+      int perSM = 0;
+      if (llvm::Error e = cuda::check(
+              api.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                  &perSM, slot->fn, 32 * (int)slot->numWarps, (size_t)slot->sharedBytes),
+              "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+        return std::move(e);
+      grid[0] = std::min<int64_t>(grid[0], (int64_t)multiprocessors_ * std::max(perSM, 1));
+    }
     std::string config = req.params.empty() ? "" : autotune::Config{req.params}.text();
-    found =
-        prepared_.emplace(sigKey, Prepared{slot.get(), ck->grid, info.tuned, info.modeled, config})
-            .first;
+    found = prepared_.emplace(sigKey, Prepared{slot.get(), grid, info.tuned, info.modeled, config})
+                .first;
   }
   return &found->second;
 }

@@ -80,10 +80,12 @@ void matmul(std::vector<ProgramCase> &out, std::mt19937 &rng, bool tn, int64_t m
             int64_t k, std::map<std::string, int64_t> params = {}) {
   std::vector<std::pair<std::string, int64_t>> parts = {{"m", m}, {"n", n}, {"k", k}};
   for (auto &[name, v] : params)
-    parts.push_back({name == "num_warps"    ? "w"
-                     : name == "num_stages" ? "s"
-                     : name == "split-k"    ? "split"
-                                            : name,
+    parts.push_back({name == "num_warps"         ? "w"
+                     : name == "num_stages"      ? "s"
+                     : name == "split-k"         ? "split"
+                     : name == "warp-specialize" ? "ws"
+                     : name == "persistent"      ? "pers"
+                                                 : name,
                      v});
   ProgramCase c{nameOf(tn ? "matmul_tn" : "matmul", parts),
                 tn ? "examples/matmul_tn.tile" : "examples/matmul.tile"};
@@ -196,6 +198,74 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   matmul(
       out, rng, false, 192, 320, 700,
       {{"BM", 128}, {"BN", 256}, {"BK", 64}, {"num_warps", 8}, {"num_stages", 3}, {"split-k", 2}});
+  // Warp specialization (on sm_90a a producer warpgroup; elsewhere, and in
+  // the cp.async variant, the option changes nothing): a ragged K over more
+  // iterations than stages, the wide tile with registers moved, a loop
+  // shorter than the ring, and 4 compute warps with A stored M-major.
+  matmul(out, rng, false, 300, 264, 1000,
+         {{"BM", 128},
+          {"BN", 128},
+          {"BK", 64},
+          {"num_warps", 8},
+          {"num_stages", 4},
+          {"warp-specialize", 1}});
+  matmul(out, rng, false, 256, 512, 520,
+         {{"BM", 128},
+          {"BN", 256},
+          {"BK", 64},
+          {"num_warps", 8},
+          {"num_stages", 3},
+          {"warp-specialize", 1}});
+  matmul(out, rng, false, 130, 72, 40,
+         {{"BM", 64},
+          {"BN", 64},
+          {"BK", 32},
+          {"num_warps", 4},
+          {"num_stages", 4},
+          {"warp-specialize", 1}});
+  matmul(out, rng, true, 200, 136, 300,
+         {{"BM", 64},
+          {"BN", 128},
+          {"BK", 32},
+          {"num_warps", 4},
+          {"num_stages", 3},
+          {"warp-specialize", 1}});
+  // Persistent (programs loop over the output tiles): more tiles than the
+  // GPU holds at once, so programs take two, with the producer's ring running
+  // on across tiles (ragged K of 4 iterations in 3 slots; one iteration per
+  // tile); without warp specialization (cp.async in the loop over tiles); 4
+  // compute warps with A stored M-major.
+  matmul(out, rng, false, 1664, 1408, 200,
+         {{"BM", 128},
+          {"BN", 128},
+          {"BK", 64},
+          {"num_warps", 8},
+          {"num_stages", 3},
+          {"warp-specialize", 1},
+          {"persistent", 1}});
+  matmul(out, rng, false, 2100, 2100, 40,
+         {{"BM", 128},
+          {"BN", 256},
+          {"BK", 64},
+          {"num_warps", 8},
+          {"num_stages", 3},
+          {"warp-specialize", 1},
+          {"persistent", 1}});
+  matmul(out, rng, false, 2304, 2048, 72,
+         {{"BM", 128},
+          {"BN", 128},
+          {"BK", 64},
+          {"num_warps", 8},
+          {"num_stages", 3},
+          {"persistent", 1}});
+  matmul(out, rng, true, 1000, 1000, 100,
+         {{"BM", 64},
+          {"BN", 128},
+          {"BK", 32},
+          {"num_warps", 4},
+          {"num_stages", 4},
+          {"warp-specialize", 1},
+          {"persistent", 1}});
   // Rows of A of 600 bytes: TMA cannot describe A, the cp.async variant splits.
   matmul(out, rng, false, 200, 136, 300,
          {{"BM", 64}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 3}, {"split-k", 2}});

@@ -88,6 +88,7 @@ struct TuneOptions {
   double bytes = 0;   // per launch, for TB/s
   std::string db;     // the tuning database; empty: the default
   bool noSave = false;
+  bool warpSpecialize = false; // also try warp-specialized (and persistent) variants
 };
 
 /// `tessera tune` (Tune.cpp): 0 on success; 1 for bad programs or arguments,

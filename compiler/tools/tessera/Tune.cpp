@@ -90,6 +90,7 @@ int tessera::runTune(const TuneOptions &opts) {
   TuneRequest req;
   req.kernel = sig->name;
   req.threads = opts.threads;
+  req.warpSpecialize = opts.warpSpecialize;
   // Dims: every named dim; integer scalars join them (they may specialize).
   std::set<std::string> named;
   for (const jit::ParamInfo &p : sig->params) {

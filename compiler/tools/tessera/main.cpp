@@ -85,6 +85,9 @@ int main(int argc, char **argv) {
   t->add_option("--db", tune.db,
                 "the tuning database (default: $TESSERA_TUNING_DB or the cache directory)");
   t->add_flag("--no-save", tune.noSave, "do not store the winner");
+  t->add_flag("--warp-specialize", tune.warpSpecialize,
+              "on sm_90a, also try every configuration with a producer warpgroup, alone and "
+              "persistent (experimental: not yet measured on a GPU)");
 
   tessera::BenchOptions bench;
   CLI::App *bn = app.add_subcommand(

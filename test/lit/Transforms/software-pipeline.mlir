@@ -241,6 +241,130 @@ tile.kernel @wgmma(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xbf16>, %n: i
 
 // -----
 
+// Two loops under warp specialization: the first gets the producer warpgroup;
+// the second, which runs in the compute warps alone, keeps cp.async (a second
+// ring of TMA barriers would need the producer warps to initialise and fill).
+// WS-LABEL: tile.kernel @two_loops
+// WS-SAME: tile.producer_warps = 4 : i64
+// WS-COUNT-2: tile.mbarrier_alloc
+// WS-NOT: tile.mbarrier_alloc
+// WS: scf.if
+// WS: tile.tma_copy
+// WS: } else {
+// WS: tile.warpgroup_wait %{{.*}} {pendings = 0 : i32}
+// WS-NOT: tile.tma_copy
+// WS: tile.async_copy
+// WS-NOT: tile.tma_copy
+// WS: tile.return
+#ta = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#tb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#ts = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
+#tsb = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#tm3 = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+tile.kernel @two_loops(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.num_stages = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xbf16>, %z: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32, #tm3>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #tm3>) : i32 {
+    %x = tile.load %a[%c0, %k] : !tile.tensor<?x?xbf16> -> tensor<128x32xbf16, #ta>
+    %ma = tile.local_alloc %x : (tensor<128x32xbf16, #ta>) -> !tile.memdesc<128x32xbf16, #ts>
+    %y = tile.load %b[%k, %c0] : !tile.tensor<?x?xbf16> -> tensor<32x128xbf16, #tb>
+    %mb = tile.local_alloc %y : (tensor<32x128xbf16, #tb>) -> !tile.memdesc<32x128xbf16, #tsb>
+    %d = tile.warpgroup_dot %ma, %mb, %acc : !tile.memdesc<128x32xbf16, #ts>, !tile.memdesc<32x128xbf16, #tsb> -> tensor<128x128xf32, #tm3>
+    scf.yield %d : tensor<128x128xf32, #tm3>
+  }
+  %r2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %r) -> (tensor<128x128xf32, #tm3>) : i32 {
+    %x = tile.load %a[%c1, %k] : !tile.tensor<?x?xbf16> -> tensor<128x32xbf16, #ta>
+    %ma = tile.local_alloc %x : (tensor<128x32xbf16, #ta>) -> !tile.memdesc<128x32xbf16, #ts>
+    %y = tile.load %b[%k, %c1] : !tile.tensor<?x?xbf16> -> tensor<32x128xbf16, #tb>
+    %mb = tile.local_alloc %y : (tensor<32x128xbf16, #tb>) -> !tile.memdesc<32x128xbf16, #tsb>
+    %d = tile.warpgroup_dot %ma, %mb, %acc : !tile.memdesc<128x32xbf16, #ts>, !tile.memdesc<32x128xbf16, #tsb> -> tensor<128x128xf32, #tm3>
+    scf.yield %d : tensor<128x128xf32, #tm3>
+  }
+  %o = tile.convert %r2 : tensor<128x128xf32, #tm3> -> tensor<128x128xbf16, #tm3>
+  tile.store %a[%c0, %c0], %o : !tile.tensor<?x?xbf16>, tensor<128x128xbf16, #tm3>
+  tile.return
+}
+
+// -----
+
+// In a persistent loop (tile-persistent) the producer runs its own loop over
+// the program's tiles, recomputing the tile's coordinates from the loop's
+// variable, and the ring runs on across tiles: iteration k of the j-th tile
+// is the ring's j * trip + k, in both branches. The compute warps release the
+// last iteration's slot after the wait that ends the loop. Without warp
+// specialization, the loop in a loop keeps cp.async.
+// WS-LABEL: tile.kernel @persistent
+// WS-SAME: tile.producer_warps = 4 : i64
+// WS: %[[EMPTY:.*]] = tile.mbarrier_alloc {arrivals = 128 : i32}
+// WS: %[[FULL:.*]] = tile.mbarrier_alloc {arrivals = 2 : i32}
+// WS: tile.in_producer leader
+// WS: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
+// WS: %[[ROW:.*]] = arith.remui %[[T]]
+// WS: %[[J:.*]] = arith.divsi
+// WS: %[[TRIP:.*]] = arith.maxsi
+// WS: %[[BASE:.*]] = arith.muli %[[J]], %[[TRIP]]
+// WS: scf.for %[[PI:.*]] =
+// WS: %[[G:.*]] = arith.addi %[[BASE]], %{{.*}}
+// WS: arith.remsi %[[G]]
+// WS: tile.mbarrier_wait %[[EMPTY]]
+// WS: tile.tma_copy %arg0[%[[ROW]], %[[PI]]]
+// WS: } else {
+// WS: scf.for
+// WS: %[[CBASE:.*]] = arith.muli
+// WS: scf.for
+// WS: arith.addi %[[CBASE]], %{{.*}}
+// WS: tile.mbarrier_wait %[[FULL]]
+// WS: tile.mbarrier_arrive %[[EMPTY]]
+// WS: %[[DONE:.*]] = tile.warpgroup_wait %{{.*}} {pendings = 0 : i32}
+// WS-NEXT: arith.constant 0
+// WS-NEXT: arith.cmpi sgt
+// WS-NEXT: scf.if
+// WS: tile.mbarrier_arrive %[[EMPTY]]
+// WS: tile.store
+// WS: } {tile.persistent_loop}
+// TMA-LABEL: tile.kernel @persistent
+// TMA-NOT: tile.tma_copy
+// TMA: tile.async_copy
+// TMA-NOT: tile.tma_copy
+// TMA: tile.return
+#pa = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#pb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#ps = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
+#psb = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#pm3 = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+tile.kernel @persistent(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.num_stages = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xbf16>, %z: i32):
+  tile.yield %z : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c8 = arith.constant 8 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32, #pm3>
+  %first = tile.program_id 0
+  %step = tile.num_programs 0
+  scf.for %t = %first to %n step %step : i32 {
+    %row = arith.remui %t, %c8 : i32
+    %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #pm3>) : i32 {
+      %x = tile.load %a[%row, %k] : !tile.tensor<?x?xbf16> -> tensor<128x32xbf16, #pa>
+      %ma = tile.local_alloc %x : (tensor<128x32xbf16, #pa>) -> !tile.memdesc<128x32xbf16, #ps>
+      %y = tile.load %b[%k, %c0] : !tile.tensor<?x?xbf16> -> tensor<32x128xbf16, #pb>
+      %mb = tile.local_alloc %y : (tensor<32x128xbf16, #pb>) -> !tile.memdesc<32x128xbf16, #psb>
+      %d = tile.warpgroup_dot %ma, %mb, %acc : !tile.memdesc<128x32xbf16, #ps>, !tile.memdesc<32x128xbf16, #psb> -> tensor<128x128xf32, #pm3>
+      scf.yield %d : tensor<128x128xf32, #pm3>
+    }
+    %o = tile.convert %r : tensor<128x128xf32, #pm3> -> tensor<128x128xbf16, #pm3>
+    tile.store %a[%row, %c0], %o : !tile.tensor<?x?xbf16>, tensor<128x128xbf16, #pm3>
+  } {tile.persistent_loop}
+  tile.return
+}
+
+// -----
+
 // TMA barriers are initialised once per program: a loop inside another loop
 // keeps cp.async; so does the unaligned specialization.
 // TMA-LABEL: tile.kernel @nested
