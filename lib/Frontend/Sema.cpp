@@ -10,6 +10,8 @@
 #include "dialects/Tile/Knobs.h"
 
 #include "llvm/ADT/StringSet.h"
+#include <cmath>
+#include <cstdio>
 
 using namespace tessera;
 using namespace tessera::sema;
@@ -91,8 +93,11 @@ bool Checker::declareKernelSymbols() {
       s->type = p.isTensor ? ValueType() : ValueType::scalar(p.dtype);
       if (!p.isTensor) {
         auto v = spec_.dims.find(p.name);
+        auto given = spec_.scalars.find(p.name);
         if (!isFloat(p.dtype))
-          s->hostValue = v != spec_.dims.end() ? v->second : 0;
+          s->hostValue = v != spec_.dims.end()          ? v->second
+                         : given != spec_.scalars.end() ? (int64_t)given->second
+                                                        : 0;
       }
       kernelScope_[p.name] = s;
     }
@@ -201,6 +206,30 @@ bool Checker::declareKernelSymbols() {
       ok = false;
     } else if (v < INT32_MIN || v > INT32_MAX) {
       error(k_.loc, "--param " + name + "=" + std::to_string(v) + " does not fit in i32");
+      ok = false;
+    }
+  }
+  for (auto &[name, v] : spec_.scalars) {
+    auto f = kernelScope_.find(name);
+    if (f == kernelScope_.end() || f->second->kind != Symbol::ScalarParam) {
+      error(k_.loc, "kernel '" + k_.name + "' has no scalar parameter '" + name + "'" +
+                        (f != kernelScope_.end() && f->second->kind == Symbol::Dim
+                             ? " ('" + name + "' is a dimension: --dim " + name + "=V)"
+                             : std::string()));
+      ok = false;
+      continue;
+    }
+    DType t = f->second->type.dtype;
+    if (isFloat(t))
+      continue;
+    bool fits = v == std::trunc(v) && v >= (t == DType::I64 ? -9.2e18 : INT32_MIN) &&
+                v <= (t == DType::I64 ? 9.2e18 : INT32_MAX) &&
+                (t != DType::Bool || v == 0 || v == 1);
+    if (!fits) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", v);
+      error(k_.loc, "--scalar " + name + "=" + text + " does not fit the " + dtypeName(t).str() +
+                        " scalar '" + name + "'");
       ok = false;
     }
   }

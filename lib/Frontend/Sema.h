@@ -38,7 +38,11 @@ struct Symbol {
 /// Values chosen for one compilation: tune overrides and dim (or scalar) values.
 struct Specialization {
   std::map<std::string, int64_t> params;
-  std::map<std::string, int64_t> dims;
+  std::map<std::string, int64_t> dims; // dims and integer (or bool) scalars
+  /// Scalar values as `tessera compile --scalar` gives them: an integer or
+  /// bool scalar's value is its compile-time value (as in `dims`); a float
+  /// scalar's has no effect on the code. Each must name a scalar parameter.
+  std::map<std::string, double> scalars;
 };
 
 /// What Sema learned about a kernel under a specialization.

@@ -112,9 +112,15 @@ void Checker::checkName(Expr &e) {
         error(e.loc, "float scalar '" + e.name + "' cannot be used in a 'where' clause");
         return;
       }
+      // The host computes the clause at launch from the scalar's value; a
+      // compilation without it cannot (a default of 0 divided by zero).
+      if (!spec_.dims.count(e.name) && !spec_.scalars.count(e.name)) {
+        error(e.loc, "scalar '" + e.name +
+                         "' is used in a 'where' clause, so compiling needs its value: --scalar " +
+                         e.name + "=V");
+        return;
+      }
       e.constant = s->hostValue;
-      if (!spec_.dims.count(e.name))
-        defaulted_.push_back(s);
     }
     break;
   case Symbol::Dim:

@@ -276,6 +276,13 @@ OwningOpRef<ModuleOp> tessera::buildTileModule(const SourceFile &file, const Fro
     if (v != o.byDefault)
       schedule.push_back({&o, v});
   }
+  auto scheduled = [&](const char *name) {
+    return llvm::any_of(schedule, [&](auto &e) { return llvm::StringRef(e.first->name) == name; });
+  };
+  if (scheduled(kPersistentOption) && scheduled(kSplitKOption)) {
+    diags.error({}, std::string(kPersistentOption) + " does not combine with " + kSplitKOption);
+    return nullptr;
+  }
   std::vector<std::unique_ptr<KernelInfo>> infos;
   for (Kernel *k : selected) {
     Specialization spec = base;

@@ -21,10 +21,11 @@
 // into the slot the previous iteration's (now complete) dot read.
 //
 // On targets with TMA (sm_90), in the aligned specialization, a loop that is
-// not inside another loop and whose dot is asynchronous copies with TMA when every candidate's slot
-// is a swizzled encoding TMA can write (rows a multiple of 8 and at most 256, a tensor of rank 2 to
-// 5 that is a kernel argument): the kernel lists one tensor map per (tensor, box) in
-// `tile.tensor_maps` ({arg, box outermost first, swizzle}), a row of S transaction barriers
+// not inside another loop (but a persistent loop, when the loop is also warp
+// specialized: PipelineTma.cpp) and whose dot is asynchronous copies with TMA when every
+// candidate's slot is a swizzled encoding TMA can write (rows a multiple of 8 and at most 256, a
+// tensor of rank 2 to 5 that is a kernel argument): the kernel lists one tensor map per (tensor,
+// box) in `tile.tensor_maps` ({arg, box outermost first, swizzle}), a row of S transaction barriers
 // (`tile.mbarrier_alloc`, one arrival per copy) replaces the commit groups, and the iteration's
 // wait is `tile.mbarrier_wait` on its slot's barrier with the phase parity (k / S) & 1 of its k-th
 // iteration.

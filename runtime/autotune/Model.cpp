@@ -220,6 +220,15 @@ std::string tessera::autotune::warpSpecializeReason(tile::KernelOp kernel) {
   return "warp-specialize needs a loop (not nested) that accumulates a dot";
 }
 
+std::string tessera::autotune::persistentReason(tile::KernelOp kernel) {
+  auto attr = kernel->getAttrOfType<IntegerAttr>("tile.persistent");
+  if (!attr || attr.getInt() == 0)
+    return "";
+  if (kernel.getGrid().front().getTerminator()->getNumOperands() > 2)
+    return "persistent needs a grid of at most two axes";
+  return "";
+}
+
 llvm::Expected<std::vector<Ranked>> tessera::autotune::rank(jit::Compiler &compiler,
                                                             const jit::Program &program,
                                                             const jit::CompileRequest &req,

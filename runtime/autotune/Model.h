@@ -69,6 +69,11 @@ std::string splitKReason(mlir::tile::KernelOp kernel, const jit::KernelSignature
 /// warpgroup); a kernel without one would compile to its plain twin.
 std::string warpSpecializeReason(mlir::tile::KernelOp kernel);
 
+/// Why the persistent configuration `kernel` (its `tile.persistent` = 1)
+/// should not be tried, or "": tile-persistent needs a grid of at most two
+/// axes.
+std::string persistentReason(mlir::tile::KernelOp kernel);
+
 /// The split-K factors the tuner adds to every configuration of a kernel.
 inline constexpr int64_t kSplitKFactors[] = {2, 4};
 

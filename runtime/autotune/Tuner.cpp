@@ -123,6 +123,8 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
             c.pruned = splitKReason(k, *sig, cr, *target, req.multiprocessors);
           if (c.pruned.empty())
             c.pruned = warpSpecializeReason(k);
+          if (c.pruned.empty())
+            c.pruned = persistentReason(k);
           return llvm::Error::success();
         });
         if (e)

@@ -258,7 +258,7 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
           {"num_warps", 8},
           {"num_stages", 3},
           {"persistent", 1}});
-  matmul(out, rng, true, 1000, 1000, 100,
+  matmul(out, rng, true, 2048, 2048, 100,
          {{"BM", 64},
           {"BN", 128},
           {"BK", 32},

@@ -229,7 +229,8 @@ int tessera::runCompile(const CompileOptions &options) {
     return 1;
   Specialization spec;
   if (!parseIntegerItems(opts.params, "--param", spec.params) ||
-      !parseIntegerItems(opts.dims, "--dim", spec.dims))
+      !parseIntegerItems(opts.dims, "--dim", spec.dims) ||
+      !parseNumberItems(opts.scalars, "--scalar", spec.scalars))
     return 1;
   auto buf = llvm::MemoryBuffer::getFile(opts.input, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);

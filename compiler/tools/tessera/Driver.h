@@ -45,8 +45,9 @@ bool checkArch(const std::string &arch);
 struct CompileOptions {
   std::string input;
   std::string kernel;
-  std::vector<std::string> params; // NAME=V
-  std::vector<std::string> dims;   // NAME=V
+  std::vector<std::string> params;  // NAME=V
+  std::vector<std::string> dims;    // NAME=V
+  std::vector<std::string> scalars; // NAME=V: integer ones specialize like dims
   std::string emit = "tile";
   std::string arch;   // empty: TargetInfo::kDefaultArch
   std::string output; // empty: stdout

@@ -32,6 +32,10 @@ int main(int argc, char **argv) {
                 "NAME=V: the value of a dim (or integer scalar) for specialization; "
                 "dims used as static extents default to 128")
       ->allow_extra_args(false);
+  c->add_option("--scalar", compile.scalars,
+                "NAME=V: a scalar argument, as for run and tune; integer and bool scalars "
+                "specialize the kernel (a 'where' clause that uses one needs it)")
+      ->allow_extra_args(false);
   c->add_option("--emit", compile.emit, "the stage to print: ast|tile|gpu|llvm|ptx|cubin")
       ->capture_default_str();
   const std::string archs = tessera::target::TargetInfo::supportedList();

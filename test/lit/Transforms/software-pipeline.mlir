@@ -310,21 +310,34 @@ tile.kernel @two_loops(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xbf16>, %
 // WS: %[[BASE:.*]] = arith.muli %[[J]], %[[TRIP]]
 // WS: scf.for %[[PI:.*]] =
 // WS: %[[G:.*]] = arith.addi %[[BASE]], %{{.*}}
-// WS: arith.remsi %[[G]]
-// WS: tile.mbarrier_wait %[[EMPTY]]
-// WS: tile.tma_copy %arg0[%[[ROW]], %[[PI]]]
+// WS: %[[PSLOT:.*]] = arith.remsi %[[G]], %{{.*}}
+// WS: %[[ROUND:.*]] = arith.divsi %[[G]], %{{.*}}
+// WS: %[[ODD:.*]] = arith.andi %[[ROUND]], %{{.*}}
+// WS: %[[PAR:.*]] = arith.xori %[[ODD]], %{{.*}}
+// WS: tile.mbarrier_wait %[[EMPTY]][%[[PSLOT]]], %[[PAR]]
+// WS: tile.tma_copy %arg0[%[[ROW]], %[[PI]]], %{{.*}}, %[[FULL]][%[[PSLOT]]]
 // WS: } else {
 // WS: scf.for
-// WS: %[[CBASE:.*]] = arith.muli
+// WS: %[[CTRIP:.*]] = arith.maxsi
+// WS: %[[CBASE:.*]] = arith.muli %{{.*}}, %[[CTRIP]]
 // WS: scf.for
-// WS: arith.addi %[[CBASE]], %{{.*}}
-// WS: tile.mbarrier_wait %[[FULL]]
-// WS: tile.mbarrier_arrive %[[EMPTY]]
+// WS: %[[CG:.*]] = arith.addi %[[CBASE]], %{{.*}}
+// WS: %[[CSLOT:.*]] = arith.remsi %[[CG]], %{{.*}}
+// WS: %[[CROUND:.*]] = arith.divsi %[[CG]], %{{.*}}
+// WS: %[[CPAR:.*]] = arith.andi %[[CROUND]], %{{.*}}
+// WS: tile.mbarrier_wait %[[FULL]][%[[CSLOT]]], %[[CPAR]]
+// WS: scf.if
+// WS-NEXT: %[[PREV:.*]] = arith.addi %[[CG]], %{{.*}}
+// WS-NEXT: %[[PSL:.*]] = arith.remsi %[[PREV]], %{{.*}}
+// WS-NEXT: tile.mbarrier_arrive %[[EMPTY]][%[[PSL]]]
 // WS: %[[DONE:.*]] = tile.warpgroup_wait %{{.*}} {pendings = 0 : i32}
 // WS-NEXT: arith.constant 0
-// WS-NEXT: arith.cmpi sgt
+// WS-NEXT: arith.cmpi sgt, %[[CTRIP]]
 // WS-NEXT: scf.if
-// WS: tile.mbarrier_arrive %[[EMPTY]]
+// WS-NEXT: %[[END:.*]] = arith.addi %[[CBASE]], %[[CTRIP]]
+// WS: %[[LAST:.*]] = arith.addi %[[END]], %{{.*}}
+// WS: %[[LSL:.*]] = arith.remsi %[[LAST]], %{{.*}}
+// WS-NEXT: tile.mbarrier_arrive %[[EMPTY]][%[[LSL]]]
 // WS: tile.store
 // WS: } {tile.persistent_loop}
 // TMA-LABEL: tile.kernel @persistent
