@@ -1,7 +1,8 @@
 //===- Bench.cpp - tessera bench --------------------------------*- C++ -*-===//
 //
 // `tessera bench --compile-only [--cuda-dir DIR] [--arch sm_90a]` compiles every
-// hand-written CUDA baseline (DIR/*.cu, default examples/cuda) with NVRTC, then
+// hand-written CUDA baseline (DIR/*.cu, default examples/cuda of the source tree,
+// found as `sourceTree` says) with NVRTC, then
 // each kernel's PTX with ptxas for its resource report, and lists the kernels the
 // files declare with `// tessera-bench: KERNEL grid=[...] block=N` lines (the
 // calling convention of docs/bench.md; a malformed line fails the file). Exit 0
@@ -40,6 +41,33 @@ namespace {
 
 int report(llvm::Error e) { return reportError(std::move(e)); }
 
+/// The tree with examples/ and examples/cuda: `given` when set, else the
+/// first of the working directory, $TESSERA_SOURCE_DIR, the tree around the
+/// binary (a bundle's bin/.., a build's bin/../..) and the tree this binary
+/// was built from that has examples/cuda.
+llvm::Expected<std::string> sourceTree(const std::string &given) {
+  if (!given.empty())
+    return given;
+  std::vector<std::string> candidates{"."};
+  if (const char *env = getenv("TESSERA_SOURCE_DIR"); env && *env)
+    candidates.push_back(env);
+  std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  if (!exe.empty()) {
+    llvm::StringRef bin = llvm::sys::path::parent_path(exe);
+    candidates.push_back(llvm::sys::path::parent_path(bin).str());
+    candidates.push_back(llvm::sys::path::parent_path(llvm::sys::path::parent_path(bin)).str());
+  }
+  candidates.push_back(TESSERA_BUILT_FROM);
+  for (const std::string &c : candidates) {
+    llvm::SmallString<256> cuda(c);
+    llvm::sys::path::append(cuda, "examples", "cuda");
+    if (!c.empty() && llvm::sys::fs::is_directory(cuda))
+      return c;
+  }
+  return makeError("cannot find the source tree (examples/cuda): run from the repository, set "
+                   "TESSERA_SOURCE_DIR, or pass --source-dir (--cuda-dir with --compile-only)");
+}
+
 int writeFile(const std::string &path, llvm::function_ref<void(llvm::raw_ostream &)> fn) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
@@ -54,7 +82,10 @@ int writeFile(const std::string &path, llvm::function_ref<void(llvm::raw_ostream
 int runComparisons(const BenchOptions &opts) {
   std::vector<bench::PairSpec> specs;
   if (opts.suite) {
-    specs = bench::suite(opts.sourceDir);
+    auto tree = sourceTree(opts.sourceDir);
+    if (!tree)
+      return report(tree.takeError());
+    specs = bench::suite(*tree);
     if (!opts.only.empty()) {
       llvm::erase_if(specs, [&](const bench::PairSpec &p) {
         return (p.family + " " + p.label).find(opts.only) == std::string::npos;
@@ -143,6 +174,14 @@ int tessera::runBench(const BenchOptions &options) {
   BenchOptions opts = options;
   if (opts.arch.empty())
     opts.arch = target::TargetInfo::kDefaultArch.str();
+  if (opts.cudaDir.empty()) {
+    auto tree = sourceTree(opts.sourceDir);
+    if (!tree)
+      return report(tree.takeError());
+    llvm::SmallString<256> dir(*tree);
+    llvm::sys::path::append(dir, "examples", "cuda");
+    opts.cudaDir = dir.str().str();
+  }
   auto version = cuda::nvrtcVersion();
   if (!version)
     return report(version.takeError());

@@ -101,12 +101,12 @@ struct BenchOptions {
   std::vector<std::string> dims, scalars;
   double flops = 0, bytes = 0;
   bool suite = false;
-  std::string only;            // --suite: the rows whose "workload size" contains it
-  std::string sourceDir = "."; // where --suite finds examples/ and test/programs/
+  std::string only;      // --suite: the rows whose "workload size" contains it
+  std::string sourceDir; // where --suite finds examples/ and test/programs/; empty: found
   std::string json, svg;
   int reps = 30;
   bool compileOnly = false;
-  std::string cudaDir = "examples/cuda";
+  std::string cudaDir; // the .cu baselines; empty: examples/cuda of the source tree
   /// The Tessera kernels' architecture; empty: TargetInfo::kDefaultArch with
   /// --compile-only, else the GPU's. The CUDA baselines are compiled for the GPU.
   std::string arch;

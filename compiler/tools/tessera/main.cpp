@@ -108,15 +108,18 @@ int main(int argc, char **argv) {
                "softmax, matmul and attention over size sweeps, against CUDA and cuBLAS");
   bn->add_option("--only", bench.only,
                  "with --suite: only the rows whose workload and size contain this text");
-  bn->add_option("--source-dir", bench.sourceDir, "where --suite finds the kernels")
-      ->capture_default_str();
+  bn->add_option(
+      "--source-dir", bench.sourceDir,
+      "where --suite finds the kernels (default: the working directory, "
+      "$TESSERA_SOURCE_DIR, or the tree around the tessera binary or it was built from)");
   bn->add_option("--json", bench.json, "write the results as JSON");
   bn->add_option("--svg", bench.svg, "write throughput against size as an SVG plot");
   bn->add_option("--reps", bench.reps, "timed launches per side")->capture_default_str();
   bn->add_flag("--compile-only", bench.compileOnly,
                "compile every CUDA baseline with NVRTC (no GPU needed)");
-  bn->add_option("--cuda-dir", bench.cudaDir, "the directory of the .cu baselines")
-      ->capture_default_str();
+  bn->add_option("--cuda-dir", bench.cudaDir,
+                 "the directory of the .cu baselines (default: examples/cuda of the source tree, "
+                 "found as for --source-dir)");
   bn->add_option("--arch", bench.arch,
                  "compile the Tessera kernels for this architecture instead of the GPU's "
                  "(the CUDA baselines keep the GPU's)");
