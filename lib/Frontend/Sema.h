@@ -59,6 +59,11 @@ struct KernelInfo {
 
 /// The limit on the number of elements of one tile.
 constexpr int64_t kMaxTileElements = 1 << 20;
+/// The limit on the registers one tile takes per thread (its elements over
+/// the program's threads, 64-bit elements counting twice): four times the 255
+/// a thread can hold. Past it, code generation would run for minutes on
+/// nothing but spills, so every command refuses the tile at once.
+constexpr int64_t kMaxTileRegisters = 4 * 255;
 /// The value a dim takes at compile time when no --dim gives one.
 constexpr int64_t kDefaultDimValue = 128;
 

@@ -39,6 +39,17 @@ void Checker::check(Expr &e) {
     error(e.loc, "this tile has " + std::to_string(n) + " elements; a tile may hold at most " +
                      std::to_string(kMaxTileElements));
     e.type = ValueType();
+    return;
+  }
+  int64_t threads = 32 * std::max<int64_t>(info_->numWarps, 1);
+  int64_t regs = (n + threads - 1) / threads * (dtypeBytes(e.type.dtype) > 4 ? 2 : 1);
+  if (regs > kMaxTileRegisters) {
+    error(e.loc, "this tile of " + std::to_string(n) + " elements needs about " +
+                     std::to_string(regs) +
+                     " registers per thread with num_warps=" + std::to_string(info_->numWarps) +
+                     "; a thread holds at most 255, and past " + std::to_string(kMaxTileRegisters) +
+                     " the compiler refuses: use a smaller tile or more warps");
+    e.type = ValueType();
   }
 }
 

@@ -127,8 +127,12 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
             c.pruned = persistentReason(k);
           return llvm::Error::success();
         });
-        if (e)
-          c.failed = llvm::toString(std::move(e));
+        // A configuration the frontend refuses (a tile past the register
+        // limit at these sizes, say) is not legal here: pruned, with the reason.
+        if (e) {
+          std::string why = llvm::toString(std::move(e));
+          c.pruned = why.substr(0, why.find('\n'));
+        }
       }
       if (c.pruned.empty() && c.failed.empty()) {
         auto ck = compiler.compile(program, cr);

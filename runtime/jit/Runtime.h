@@ -113,6 +113,8 @@ public:
   std::optional<RawLaunch> lastLaunch();
   /// The GPU's streaming multiprocessors.
   unsigned multiprocessors() const { return multiprocessors_; }
+  /// The tuning database launches consult ("" when off).
+  const std::string &tuningDatabase() const { return tuningDB_; }
   /// Loaded specializations and compiles so far.
   size_t loadedKernels() const { return loaded_.size(); }
 

@@ -10,6 +10,8 @@
 
 #include "test/gpu/GpuUtil.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -32,6 +34,19 @@ protected:
     jit::RuntimeOptions ro;
     if (const char *arch = getenv("TESSERA_GPU_TEST_ARCH"))
       ro.arch = arch;
+    // A tuning database of this process's own: the tests store entries (and
+    // must not find a user's, or another run's).
+    llvm::SmallString<128> db;
+    if (!llvm::sys::fs::createTemporaryFile("tessera-gpu-tests-tuning", "json", db)) {
+      static std::string path;
+      path = db.str().str();
+      llvm::sys::fs::remove(path); // a missing database is an empty one; an empty file is not
+      std::atexit([] {
+        llvm::sys::fs::remove(path);
+        llvm::sys::fs::remove(path + ".lock");
+      });
+      ro.tuningDB = path;
+    }
     auto rt = jit::Runtime::create(ro);
     if (!rt) {
       skipReason = llvm::toString(rt.takeError());

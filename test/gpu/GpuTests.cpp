@@ -38,8 +38,8 @@ TEST_F(Gpu, RepeatLaunchesDoNotRecompile) {
   auto x = up(HostTensor(DType::F32, {4096}).random(rng)), z = poison(DType::F32, {4096});
   std::vector<jit::Arg> args = {x.arg(), x.arg(), z.arg()};
   // The declared default at every size: neither the cost model nor the
-  // database (LaunchesUseTheTuningDatabase stores a vector_add entry there,
-  // which a second run of the tests, such as compute-sanitizer's, finds).
+  // database (LaunchesUseTheTuningDatabase stores a vector_add entry in the
+  // process's database, GpuFixture.h).
   jit::LaunchOptions declared;
   declared.useModel = false;
   declared.useTuned = false;
@@ -300,7 +300,8 @@ TEST_F(Gpu, LaunchesUseTheTuningDatabase) {
   ASSERT_TRUE((bool)name);
   auto key = autotune::tuneKeyFor(runtime->compiler(), *p, req, *name);
   ASSERT_TRUE((bool)key) << llvm::toString(key.takeError());
-  autotune::TuneDB db(autotune::TuneDB::defaultPath());
+  ASSERT_FALSE(runtime->tuningDatabase().empty());
+  autotune::TuneDB db(runtime->tuningDatabase()); // the fixture's own (GpuFixture.h)
   ASSERT_FALSE((bool)db.store(autotune::TuneEntry{*key, {{"BLOCK", 512}, {"num_warps", 8}}}));
   auto x = up(HostTensor(DType::F32, {n}).random(rng)), z = poison(DType::F32, {n});
   auto info = runtime->launch(*p, "", {x.arg(), x.arg(), z.arg()});
