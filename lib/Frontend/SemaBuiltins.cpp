@@ -141,6 +141,34 @@ bool checkCoords(Checker &c, Expr &list, const Symbol &t, llvm::StringRef fn) {
   }
   return ok;
 }
+/// Warns where a coordinate of load() or store() multiplies by the tile's
+/// extent along its axis (`i * BLOCK - 1`: the element offset of languages
+/// whose pointers count elements). Coordinates count whole tiles, so such a
+/// coordinate addresses `extent` times further than the element offset it
+/// looks like, silently.
+void warnElementOffsets(Checker &c, Expr &list, llvm::ArrayRef<int64_t> shape, llvm::StringRef fn) {
+  if (list.kind != ExprKind::List || list.args.size() != shape.size())
+    return;
+  for (auto [axis, x] : llvm::enumerate(list.args)) {
+    int64_t extent = shape[axis];
+    Expr *m = x.get();
+    if (m->kind == ExprKind::Binary && (m->binOp == BinOp::Add || m->binOp == BinOp::Sub))
+      for (ExprPtr &o : x->args)
+        if (o->kind == ExprKind::Binary && o->binOp == BinOp::Mul)
+          m = o.get();
+    if (extent < 2 || m->kind != ExprKind::Binary || m->binOp != BinOp::Mul)
+      continue;
+    if (llvm::none_of(m->args, [&](const ExprPtr &f) { return f->constant == extent; }))
+      continue;
+    c.warning(x->start(), fn +
+                              "() coordinates count tiles, not elements: this one multiplies by "
+                              "the tile's extent " +
+                              std::to_string(extent) + " along axis " + std::to_string(axis) +
+                              ", so it addresses " + std::to_string(extent) +
+                              " times further than an element offset; for tile i, pass i");
+  }
+}
+
 } // namespace
 
 void Checker::checkCall(Expr &e) {
@@ -370,8 +398,11 @@ void Checker::checkCall(Expr &e) {
           ok &= coerce(*kw.value, dt, "pad for a " + dtypeName(dt).str() + " tensor");
         }
       }
-      if (ok)
+      if (ok) {
         e.type = ValueType::tile(dt, shape);
+        if (shape.size() == rank)
+          warnElementOffsets(*this, *e.args[1], shape, fn);
+      }
       return;
     }
     Expr &v = *e.args[2];
@@ -390,6 +421,8 @@ void Checker::checkCall(Expr &e) {
     }
     if (!coerce(v, dt, "the stored value"))
       return;
+    if (v.type.shape.size() == rank)
+      warnElementOffsets(*this, *e.args[1], v.type.shape, fn);
     e.type = ValueType::voidType();
     return;
   }

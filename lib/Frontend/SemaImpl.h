@@ -74,6 +74,7 @@ public:
   void declareLocal(Stmt &s, Symbol::Kind kind, const ValueType &t, const Expr *init);
 
   void error(SourceLoc loc, const llvm::Twine &msg) { diags_.error(loc, msg); }
+  void warning(SourceLoc loc, const llvm::Twine &msg) { diags_.warning(loc, msg); }
 
   Kernel &k_;
   const Specialization &spec_;
