@@ -69,6 +69,7 @@ struct TilePersistent : tile::impl::TilePersistentBase<TilePersistent> {
       args.map(g, a);
     for (Operation &op : grid.without_terminator())
       b.clone(op, args);
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
     Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
     Value n[2] = {args.lookupOrDefault(gridYield->getOperand(0)),
                   axes > 1 ? args.lookupOrDefault(gridYield->getOperand(1)) : one};
@@ -87,14 +88,15 @@ struct TilePersistent : tile::impl::TilePersistentBase<TilePersistent> {
     }
     b.setInsertionPointToStart(inner);
     Value t = loop.getInductionVar();
-    Value q[2] = {arith::RemUIOp::create(b, loc, t, n[0]), arith::DivUIOp::create(b, loc, t, n[0])};
+    // Per axis x, y, z: the virtual program's id, and the virtual extent.
+    Value id[3] = {arith::RemUIOp::create(b, loc, t, n[0]), arith::DivUIOp::create(b, loc, t, n[0]),
+                   zero};
+    Value extent[3] = {n[0], n[1], one};
     for (Operation *op : ids) {
-      unsigned axis = isa<ProgramIdOp>(op) ? cast<ProgramIdOp>(op).getAxis()
-                                           : cast<NumProgramsOp>(op).getAxis();
-      Value v = axis > 1 ? one : isa<ProgramIdOp>(op) ? q[axis] : n[axis];
-      if (axis > 1 && isa<ProgramIdOp>(op))
-        v = arith::ConstantIntOp::create(b, loc, 0, 32);
-      op->getResult(0).replaceAllUsesWith(v);
+      if (auto pid = dyn_cast<ProgramIdOp>(op))
+        pid.getResult().replaceAllUsesWith(id[pid.getAxis()]);
+      else
+        op->getResult(0).replaceAllUsesWith(extent[cast<NumProgramsOp>(op).getAxis()]);
       op->erase();
     }
     // The launch grid: one axis of every virtual program (the runtime launches

@@ -295,16 +295,7 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
     llvm::sort(ordered, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
     for (Operation *op : ordered)
       b.clone(*op, outside);
-    Value j = arith::DivSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, tiles.getInductionVar(), outer.getLowerBound()),
-        outer.getStep());
-    Value trip = arith::MaxSIOp::create(
-        b, loc,
-        arith::CeilDivSIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound()),
-            loop.getStep()),
-        cst(0));
-    base = arith::MulIOp::create(b, loc, j, trip);
+    base = ringBase(b, loc, outer, tiles.getInductionVar(), loop).first;
   }
   Value lb = loop.getLowerBound(), step = loop.getStep();
   auto producer = scf::ForOp::create(b, loc, lb, loop.getUpperBound(), step);

@@ -143,6 +143,17 @@ SmallVector<Value> mlir::tile::pipeline::coordsAt(OpBuilder &b, scf::ForOp loop,
   return out;
 }
 
+std::pair<Value, Value> mlir::tile::pipeline::ringBase(OpBuilder &b, Location loc, scf::ForOp outer,
+                                                       Value tileIv, scf::ForOp loop) {
+  Value j = arith::DivSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, tileIv, outer.getLowerBound()), outer.getStep());
+  Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound());
+  Value trip =
+      arith::MaxSIOp::create(b, loc, arith::CeilDivSIOp::create(b, loc, span, loop.getStep()),
+                             arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+  return {arith::MulIOp::create(b, loc, j, trip), trip};
+}
+
 namespace {
 
 /// The loop's one warpgroup dot, when it accumulates into a loop-carried
@@ -239,17 +250,8 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   bool split = tma && mayWarpSplit;
   if (split && outer) {
     // Tile j's iterations continue the ring where tile j - 1's ended.
-    Value j = arith::DivSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, outer.getInductionVar(), outer.getLowerBound()),
-        outer.getStep());
     tp.outer = outer;
-    tp.trip = arith::MaxSIOp::create(
-        b, loc,
-        arith::CeilDivSIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound()),
-            loop.getStep()),
-        cst(0));
-    tp.base = arith::MulIOp::create(b, loc, j, tp.trip);
+    std::tie(tp.base, tp.trip) = ringBase(b, loc, outer, outer.getInductionVar(), loop);
   }
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
   auto issue = [&](Value iv, Value slotIndex) {

@@ -58,6 +58,12 @@ struct TmaPipeline {
   WarpgroupWaitOp finalWait; // the {pendings = 0} wait after the loop
 };
 
+/// Where the ring stands when tile `tileIv` of the persistent loop `outer`
+/// starts `loop`: {j * trip, trip}, j the tile's iteration number and trip
+/// `loop`'s trip count (the same for every tile), computed at `b`'s point.
+std::pair<Value, Value> ringBase(OpBuilder &b, Location loc, scf::ForOp outer, Value tileIv,
+                                 scf::ForOp loop);
+
 /// Whether the kernel can be split into producer and compute warps around
 /// `p.loop` (its dot asynchronous, the loop directly in the kernel body or in
 /// `p.outer` with bounds from outside it, the copies' inputs computable before
