@@ -361,5 +361,6 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
 
 include "TileSharedOps.td"
 include "TileSplitKOps.td"
+include "TileIndexedOps.td"
 
 #endif // TILE_OPS_TD

@@ -1,7 +1,7 @@
 //===- SemaBuiltins.cpp - typing of built-in calls --------------*- C++ -*-===//
 //
 // Signatures and shape rules of the built-in functions: program ids, tile
-// constructors, load/store with the coordinate convention, dot, reductions,
+// constructors, dot, reductions,
 // element-wise math, where, and the scalar helpers usable in clauses too.
 //
 //===----------------------------------------------------------------------===//
@@ -112,65 +112,6 @@ const Symbol *Checker::tensorArg(Expr &e, llvm::StringRef fn) {
   return s;
 }
 
-namespace {
-/// Checks the coordinate list of load/store against the tensor's rank.
-bool checkCoords(Checker &c, Expr &list, const Symbol &t, llvm::StringRef fn) {
-  size_t rank = t.param->dims.size();
-  if (list.kind != ExprKind::List) {
-    c.error(list.start(),
-            fn + "() needs a list of " + std::to_string(rank) + " coordinates, e.g. [i, 0]");
-    return false;
-  }
-  if (list.args.size() != rank) {
-    c.error(list.start(), fn + "() of the rank-" + std::to_string(rank) + " tensor '" + t.name +
-                              "' needs " + std::to_string(rank) + " coordinate" +
-                              (rank == 1 ? "" : "s") + ", got " + std::to_string(list.args.size()));
-    return false;
-  }
-  bool ok = true;
-  for (ExprPtr &x : list.args) {
-    c.check(*x);
-    if (x->type.isError()) {
-      ok = false;
-    } else if (!x->type.isScalar()) {
-      c.error(x->start(), "a coordinate must be a scalar, got " + x->type.str());
-      ok = false;
-    } else {
-      ok &= c.coerce(*x, DType::I32, "a coordinate");
-    }
-  }
-  return ok;
-}
-/// Warns where a coordinate of load() or store() multiplies by the tile's
-/// extent along its axis (`i * BLOCK - 1`: the element offset of languages
-/// whose pointers count elements). Coordinates count whole tiles, so such a
-/// coordinate addresses `extent` times further than the element offset it
-/// looks like, silently.
-void warnElementOffsets(Checker &c, Expr &list, llvm::ArrayRef<int64_t> shape, llvm::StringRef fn) {
-  if (list.kind != ExprKind::List || list.args.size() != shape.size())
-    return;
-  for (auto [axis, x] : llvm::enumerate(list.args)) {
-    int64_t extent = shape[axis];
-    Expr *m = x.get();
-    if (m->kind == ExprKind::Binary && (m->binOp == BinOp::Add || m->binOp == BinOp::Sub))
-      for (ExprPtr &o : x->args)
-        if (o->kind == ExprKind::Binary && o->binOp == BinOp::Mul)
-          m = o.get();
-    if (extent < 2 || m->kind != ExprKind::Binary || m->binOp != BinOp::Mul)
-      continue;
-    if (llvm::none_of(m->args, [&](const ExprPtr &f) { return f->constant == extent; }))
-      continue;
-    c.warning(x->start(), fn +
-                              "() coordinates count tiles, not elements: this one multiplies by "
-                              "the tile's extent " +
-                              std::to_string(extent) + " along axis " + std::to_string(axis) +
-                              ", so it addresses " + std::to_string(extent) +
-                              " times further than an element offset; for tile i, pass i");
-  }
-}
-
-} // namespace
-
 void Checker::checkCall(Expr &e) {
   const std::string &fn = e.name;
   if (!isBuiltinFunction(fn)) {
@@ -180,7 +121,7 @@ void Checker::checkCall(Expr &e) {
       error(e.loc, "unknown function '" + fn + "'");
     return;
   }
-  if (fn != "load" && !e.kwargs.empty()) {
+  if (fn != "load" && fn != "store" && !e.kwargs.empty()) {
     error(e.kwargs[0].loc, fn + "() takes no keyword arguments");
     return;
   }
@@ -355,75 +296,7 @@ void Checker::checkCall(Expr &e) {
     return;
   }
   if (fn == "load" || fn == "store") {
-    bool isLoad = fn == "load";
-    if (!checkArity(e, isLoad ? 2 : 3, 3))
-      return;
-    const Symbol *t = tensorArg(*e.args[0], fn);
-    if (!t)
-      return;
-    bool ok = checkCoords(*this, *e.args[1], *t, fn);
-    size_t rank = t->param->dims.size();
-    DType dt = t->param->dtype;
-    if (isLoad) {
-      llvm::SmallVector<int64_t, 4> shape;
-      if (e.args.size() == 3) {
-        auto s = staticShape(*e.args[2], "the tile shape of load()");
-        if (!s)
-          return;
-        shape = *s;
-      }
-      if (shape.size() > rank) {
-        error(e.args[2]->start(), "load() of a rank-" + std::to_string(rank) +
-                                      " tensor gives a tile of rank at most " +
-                                      std::to_string(rank) + ", got " + shapeStr(shape));
-        return;
-      }
-      for (KwArg &kw : e.kwargs) {
-        if (&kw != &e.kwargs.front() && kw.name == e.kwargs.front().name) {
-          error(kw.loc, "'" + kw.name + "' is given twice");
-          ok = false;
-          continue;
-        }
-        if (kw.name != "pad") {
-          error(kw.loc, "unknown keyword argument '" + kw.name + "' of load(); expected pad");
-          ok = false;
-          continue;
-        }
-        if (!value(*kw.value)) {
-          ok = false;
-        } else if (!kw.value->type.isScalar()) {
-          error(kw.value->start(), "pad must be a scalar, got " + kw.value->type.str());
-          ok = false;
-        } else {
-          ok &= coerce(*kw.value, dt, "pad for a " + dtypeName(dt).str() + " tensor");
-        }
-      }
-      if (ok) {
-        e.type = ValueType::tile(dt, shape);
-        if (shape.size() == rank)
-          warnElementOffsets(*this, *e.args[1], shape, fn);
-      }
-      return;
-    }
-    Expr &v = *e.args[2];
-    if (!value(v) || !ok)
-      return;
-    if (v.type.shape.size() > rank) {
-      error(v.start(), "cannot store " + v.type.str() + " into the rank-" + std::to_string(rank) +
-                           " tensor '" + t->name + "'");
-      return;
-    }
-    if (v.type.dtype != dt && !v.type.literal) {
-      error(v.start(), "cannot store " + v.type.str() + " into the " + dtypeName(dt).str() +
-                           " tensor '" + t->name + "'; convert it with .to(" + dtypeName(dt).str() +
-                           ")");
-      return;
-    }
-    if (!coerce(v, dt, "the stored value"))
-      return;
-    if (v.type.shape.size() == rank)
-      warnElementOffsets(*this, *e.args[1], v.type.shape, fn);
-    e.type = ValueType::voidType();
+    checkMemoryCall(e);
     return;
   }
   if (fn == "dot") {

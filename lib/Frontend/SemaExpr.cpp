@@ -460,6 +460,12 @@ void Checker::foldConstant(Expr &e) {
 
 void Checker::checkIndex(Expr &e) {
   Expr &base = *e.args[0];
+  if (const Symbol *s = base.kind == ExprKind::Name ? lookup(base.name) : nullptr;
+      s && s->kind == Symbol::TensorParam) {
+    error(e.loc, "'" + base.name + "[...]' addresses elements of a tensor: read them with load(" +
+                     base.name + "[...]) and write them with store(" + base.name + "[...], v)");
+    return;
+  }
   check(base);
   for (IndexItem &item : e.index)
     if (item.kind == IndexItem::Expr) {

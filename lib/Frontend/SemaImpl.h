@@ -52,6 +52,11 @@ public:
   void checkIndex(Expr &e);
   void checkAttr(Expr &e);
   void checkMethod(Expr &e);
+  // load and store (SemaMemory.cpp).
+  void checkMemoryCall(Expr &e);
+  void checkElementAccess(Expr &e);
+  /// Types the subscript `t[i...]` of an element access; returns the access shape.
+  std::optional<llvm::SmallVector<int64_t, 4>> checkSubscript(Expr &sub, llvm::StringRef fn);
   /// Gives two operands one element type by the literal rules; false after an error.
   bool unify(Expr &a, Expr &b, SourceLoc loc, const char *what);
   /// Makes a literal (sub)expression take element type `t`.

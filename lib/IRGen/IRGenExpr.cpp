@@ -194,6 +194,32 @@ Value Emitter::emitIndex(const Expr &e) {
   return v;
 }
 
+/// `load(t[i...], mask = m, pad = v)` and `store(t[i...], x, mask = m)`: the
+/// indices, mask and value broadcast to the access shape Sema recorded on the
+/// subscript.
+Value Emitter::emitElementAccess(const Expr &e) {
+  Location l = loc(e.loc);
+  const Expr &sub = *e.args[0];
+  ArrayRef<int64_t> shape = sub.type.shape;
+  Value tensor = values_.lookup(sub.args[0]->symbol);
+  SmallVector<Value> indices;
+  for (const IndexItem &item : sub.index)
+    indices.push_back(broadcastTo(emitExpr(*item.expr), shape, loc(item.expr->start())));
+  Value mask, pad;
+  for (const KwArg &kw : e.kwargs) {
+    Value v = emitExpr(*kw.value);
+    if (kw.name == "mask")
+      mask = broadcastTo(v, shape, loc(kw.value->start()));
+    else
+      pad = v;
+  }
+  if (e.name == "load")
+    return tile::GatherOp::create(b_, l, typeOf(e.type), tensor, indices, mask, pad);
+  Value v = broadcastTo(emitExpr(*e.args[1]), shape, loc(e.args[1]->start()));
+  tile::ScatterOp::create(b_, l, tensor, indices, v, mask);
+  return nullptr;
+}
+
 Value Emitter::emitMath(const Expr &e, StringRef fn, Value x) {
   Location l = loc(e.loc);
   if (fn == "exp")
@@ -248,6 +274,8 @@ Value Emitter::emitCall(const Expr &e) {
   }
   if (fn == "full")
     return broadcastTo(arg(1), e.type.shape, l);
+  if ((fn == "load" || fn == "store") && e.args[0]->kind == ExprKind::Index)
+    return emitElementAccess(e);
   if (fn == "load") {
     Value tensor = values_.lookup(e.args[0]->symbol);
     Value pad = e.kwargs.empty() ? Value() : emitExpr(*e.kwargs[0].value);

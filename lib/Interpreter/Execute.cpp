@@ -189,6 +189,53 @@ void store(const Inst &inst, const Frame &f) {
   });
 }
 
+/// Visits every element of a gather or scatter: `fn(element, offset or -1
+/// when an index is outside the tensor or the mask is false)`. Operands: one
+/// index per axis, then (scatter) the value, then the mask when `inst.b & 1`.
+template <typename F> void forEachIndexed(const Inst &inst, const Frame &f, bool scatter, F fn) {
+  const Arg &a = f.args[inst.a];
+  size_t r = a.shape.size();
+  llvm::SmallVector<int64_t, 4> strides = stridesOf(a);
+  const Tile *mask = inst.b & 1 ? &f.in(inst, r + (scatter ? 1 : 0)) : nullptr;
+  int64_t n = f.in(inst, 0).size();
+  for (int64_t e = 0; e < n; ++e) {
+    bool inside = !mask || mask->i[e] != 0;
+    int64_t off = 0;
+    for (size_t d = 0; d < r && inside; ++d) {
+      int64_t g = f.in(inst, d).i[e];
+      inside = g >= 0 && g < a.shape[d];
+      off += g * strides[d];
+    }
+    fn(e, inside ? off : -1);
+  }
+}
+
+TileRef gather(const Inst &inst, const Frame &f) {
+  const Arg &a = f.args[inst.a];
+  size_t r = a.shape.size();
+  auto out = std::make_shared<Tile>(inst.ek, inst.shape);
+  bool fl = isFloatEK(inst.ek);
+  const Tile *pad = inst.b & 2 ? &f.in(inst, r + (inst.b & 1)) : nullptr;
+  forEachIndexed(inst, f, /*scatter=*/false, [&](int64_t e, int64_t off) {
+    if (fl)
+      out->f[e] = off >= 0 ? readFloat(a, off) : pad ? pad->f[0] : 0.0f;
+    else
+      out->i[e] = off >= 0 ? readInt(a, off) : pad ? pad->i[0] : 0;
+  });
+  return out;
+}
+
+/// Elements are written in row-major order of the access, so of two that
+/// name one tensor element the later one's value stays.
+void scatter(const Inst &inst, const Frame &f) {
+  const Arg &a = f.args[inst.a];
+  const Tile &v = f.in(inst, a.shape.size());
+  forEachIndexed(inst, f, /*scatter=*/true, [&](int64_t e, int64_t off) {
+    if (off >= 0)
+      writeElement(a, off, v, e);
+  });
+}
+
 TileRef dot(const Inst &inst, const Tile &a, const Tile &b, const Tile &acc) {
   int64_t m = a.shape[0], kk = a.shape[1], n = b.shape[1];
   auto out = std::make_shared<Tile>(inst.ek, inst.shape);
@@ -388,6 +435,12 @@ bool exec(const Body &body, Frame &f) {
       break;
     case Code::Store:
       store(inst, f);
+      break;
+    case Code::Gather:
+      f.set(inst, gather(inst, f));
+      break;
+    case Code::Scatter:
+      scatter(inst, f);
       break;
     case Code::Dot:
       f.set(inst, dot(inst, f.in(inst, 0), f.in(inst, 1), f.in(inst, 2)));

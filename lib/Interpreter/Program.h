@@ -62,6 +62,8 @@ enum class Code : uint16_t {
   Convert,
   Load,
   Store,
+  Gather,
+  Scatter,
   Dot,
   Reduce,
   Print,

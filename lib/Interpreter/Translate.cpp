@@ -282,6 +282,27 @@ private:
           inst.ek = *kindOf(s.getValue().getType());
           return success();
         })
+        .Case([&](tile::GatherOp g) -> LogicalResult {
+          inst.code = Code::Gather;
+          auto a = tensorArg(&op, g.getTensor());
+          if (failed(a))
+            return failure();
+          inst.a = *a;
+          inst.b = (g.getMask() ? 1 : 0) | (g.getPad() ? 2 : 0);
+          inst.in.erase(inst.in.begin());
+          return success();
+        })
+        .Case([&](tile::ScatterOp s) -> LogicalResult {
+          inst.code = Code::Scatter;
+          auto a = tensorArg(&op, s.getTensor());
+          if (failed(a))
+            return failure();
+          inst.a = *a;
+          inst.b = s.getMask() ? 1 : 0;
+          inst.in.erase(inst.in.begin());
+          inst.ek = *kindOf(s.getValue().getType());
+          return success();
+        })
         .Case([&](tile::DotOp) {
           inst.code = Code::Dot;
           return success();

@@ -248,6 +248,20 @@ LogicalResult Assigner::visit(Operation *op) {
       require(op, op->getNumOperands() - 1, defaultFor(t));
     return success();
   }
+  if (isa<GatherOp, ScatterOp>(op)) {
+    // An element access runs in the default layout of its tile; its indices,
+    // mask and value (mostly index math, recomputed there) follow.
+    auto scatter = dyn_cast<ScatterOp>(op);
+    RankedTensorType t = tensorOf(scatter ? scatter.getValue() : op->getResult(0));
+    if (!t)
+      return success();
+    BlockedLayoutAttr l = defaultFor(t);
+    for (unsigned i = 1; i < op->getNumOperands(); ++i)
+      require(op, i, l);
+    if (!scatter)
+      setLayout(op->getResult(0), l);
+    return success();
+  }
   if (auto dot = dyn_cast<DotOp>(op)) {
     RankedTensorType t = tensorOf(dot.getResult());
     std::optional<tessera::target::MmaInstr> instr = target_.tensorCoreInstr(dotShape(dot));

@@ -219,5 +219,7 @@ std::vector<ProgramCase> tessera::testutil::testProgramCases() {
   dots(out, rng);
   rowReductions(out, rng);
   addElementwiseCases(out, rng);
+  std::mt19937 indexedRng(4711);
+  addIndexedCases(out, indexedRng);
   return out;
 }

@@ -15,6 +15,24 @@
 using namespace mlir;
 using namespace tessera::conversion;
 
+Value tessera::conversion::ownsElement(OpBuilder &b, Location loc, const Distribution &dist,
+                                       ArrayRef<Value> base, size_t i) {
+  Value own = LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1);
+  for (unsigned d = 0; d < dist.rank(); ++d) {
+    Value cond;
+    if (dist.isSliced(d))
+      cond = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, base[d], i32Const(b, loc, 0));
+    else if (dist.wraps(d))
+      cond = LLVM::ICmpOp::create(
+          b, loc, LLVM::ICmpPredicate::slt,
+          LLVM::AddOp::create(b, loc, base[d], i32Const(b, loc, dist.constOffset(i, d))),
+          i32Const(b, loc, dist.shape[d]));
+    if (cond)
+      own = LLVM::AndOp::create(b, loc, own, cond);
+  }
+  return own;
+}
+
 FailureOr<GlobalAccess> tessera::conversion::computeGlobalAccess(ConversionPatternRewriter &rw,
                                                                  Operation *op, Value desc,
                                                                  tile::GlobalTensorType tensor,
@@ -68,29 +86,8 @@ FailureOr<GlobalAccess> tessera::conversion::computeGlobalAccess(ConversionPatte
   auto [lane, warp] = laneAndWarp(rw, loc);
   SmallVector<Value, 4> base4 = threadBase(rw, loc, *dist, lane, warp);
   auto elemCoords = elementCoords(rw, loc, *dist, base4);
-  // Stores: only the thread that owns an element writes it, not its replicas
-  // (threads along a sliced axis, or wrapped around a tile smaller than the
-  // layout), so that no two threads write and a program's own reads are safe.
-  SmallVector<bool, 4> wraps;
-  for (unsigned d = 0; d < dist->rank(); ++d)
-    wraps.push_back(dist->wraps(d));
-  auto owner = [&](size_t i) -> Value {
-    Value own = LLVM::ConstantOp::create(rw, loc, rw.getI1Type(), 1);
-    for (unsigned d = 0; d < dist->rank(); ++d) {
-      Value cond;
-      if (dist->isSliced(d))
-        cond =
-            LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::eq, base4[d], i32Const(rw, loc, 0));
-      else if (wraps[d])
-        cond = LLVM::ICmpOp::create(
-            rw, loc, LLVM::ICmpPredicate::slt,
-            LLVM::AddOp::create(rw, loc, base4[d], i32Const(rw, loc, dist->constOffset(i, d))),
-            i32Const(rw, loc, dist->shape[d]));
-      if (cond)
-        own = LLVM::AndOp::create(rw, loc, own, cond);
-    }
-    return own;
-  };
+  // Stores: only the thread that owns an element writes it (ownsElement).
+  auto owner = [&](size_t i) { return ownsElement(rw, loc, *dist, base4, i); };
   // Block origins of the k tile axes.
   SmallVector<Value> origin;
   for (unsigned j = 0; j < k; ++j)

@@ -12,6 +12,7 @@ namespace tessera::conversion {
 
 void populateElementwisePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateMemoryPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
+void populateIndexedPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateReducePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateShapePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateDotPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
@@ -23,6 +24,14 @@ void populatePrintPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patte
 void populateKernelPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 /// Scalar math on NVPTX: ex2/lg2/rsqrt/tanh approximations, f16/bf16 through f32.
 void populateMathToNVVMPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
+
+/// Whether this thread owns element `i` (struct order) of a tile of `dist`
+/// (thread coordinates `base`, from threadBase) rather than holding a replica
+/// of it (threads along a sliced axis, or wrapped around a tile smaller than
+/// the layout): the one thread that writes it, so that no two threads write
+/// one element and a program's own later reads are safe.
+mlir::Value ownsElement(mlir::OpBuilder &b, mlir::Location loc, const Distribution &dist,
+                        llvm::ArrayRef<mlir::Value> base, size_t i);
 
 /// The global addresses and in-bounds masks of every element of a tile that
 /// `tile.load`/`tile.store` of `tileType` (scalar or tile) at `coords` of the

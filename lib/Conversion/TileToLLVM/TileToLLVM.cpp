@@ -206,6 +206,7 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
       populateKernelPatterns(tc, patterns);
       populateElementwisePatterns(tc, patterns);
       populateMemoryPatterns(tc, patterns);
+      populateIndexedPatterns(tc, patterns);
       populateReducePatterns(tc, patterns);
       populateShapePatterns(tc, patterns);
       populateDotPatterns(tc, patterns);

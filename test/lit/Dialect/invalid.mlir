@@ -407,3 +407,58 @@ tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
   tile.set_max_registers {count = 300 : i32, increase}
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xf32>) grid {
+^bb0(%a: !tile.tensor<?x?xf32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %i = arith.constant dense<3> : tensor<16xi32>
+  // expected-error @+1 {{'tile.gather' op needs 2 indices for a rank-2 tensor, got 1}}
+  %v = tile.gather %x[%i] : !tile.tensor<?x?xf32>[tensor<16xi32>] -> tensor<16xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?xf32>) grid {
+^bb0(%a: !tile.tensor<?xf32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %i = arith.constant dense<3> : tensor<16xi32>
+  %m = arith.constant dense<true> : tensor<8xi1>
+  // expected-error @+1 {{'tile.gather' op mask has type 'tensor<8xi1>', not the shape of the access 'tensor<16xf32>'}}
+  %v = tile.gather %x[%i] mask %m : tensor<8xi1> : !tile.tensor<?xf32>[tensor<16xi32>] -> tensor<16xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?xf32>) grid {
+^bb0(%a: !tile.tensor<?xf32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %i = arith.constant 3 : i32
+  %v = arith.constant dense<1.0> : tensor<16xf32>
+  // expected-error @+1 {{'tile.scatter' op index 0 has type 'i32', not the shape of the access 'tensor<16xf32>'}}
+  tile.scatter %x[%i], %v : !tile.tensor<?xf32>[i32], tensor<16xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?xf32>) grid {
+^bb0(%a: !tile.tensor<?xf32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %i = arith.constant dense<3> : tensor<16xi32>
+  %v = arith.constant dense<1.0> : tensor<16xf16>
+  // expected-error @+1 {{'tile.scatter' op element type 'f16' differs from the tensor's 'f32'}}
+  tile.scatter %x[%i], %v : !tile.tensor<?xf32>[tensor<16xi32>], tensor<16xf16>
+  tile.return
+}

@@ -85,3 +85,29 @@ tile.kernel @compute(%a: !tile.tensor<?x?xbf16>, %bx: !tile.tensor<32x16xbf16>, 
   %mn = tile.reduce min %res axis 0 : tensor<64x16xf32> -> tensor<16xf32>
   tile.return
 }
+
+// -----
+
+// Element-addressed accesses: one index per axis (i32 or i64), an optional
+// mask and pad; a scalar access has scalar indices.
+// CHECK-LABEL: tile.kernel @indexed
+// CHECK: tile.gather %{{[a-z0-9]+}}[%{{.*}}, %{{.*}}] mask %{{.*}} : tensor<16x32xi1> pad %{{.*}} : <?x?xf32>[tensor<16x32xi32>, tensor<16x32xi64>] -> tensor<16x32xf32>
+// CHECK: tile.gather %{{[a-z0-9]+}}[%{{.*}}, %{{.*}}] : <?x?xf32>[i32, i32] -> f32
+// CHECK: tile.scatter %{{[a-z0-9]+}}[%{{.*}}, %{{.*}}], %{{.*}} mask %{{.*}} : tensor<16x32xi1> : <?x?xf32>[tensor<16x32xi32>, tensor<16x32xi64>], tensor<16x32xf32>
+// CHECK: tile.scatter %{{[a-z0-9]+}}[%{{.*}}, %{{.*}}], %{{.*}} : <?x?xf32>[i32, i32], f32
+tile.kernel @indexed(%x: !tile.tensor<?x?xf32>) grid {
+^bb0(%a: !tile.tensor<?x?xf32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %i = arith.constant dense<3> : tensor<16x32xi32>
+  %j = arith.constant dense<5> : tensor<16x32xi64>
+  %m = arith.constant dense<true> : tensor<16x32xi1>
+  %pad = arith.constant 1.0 : f32
+  %s = arith.constant 2 : i32
+  %v = tile.gather %x[%i, %j] mask %m : tensor<16x32xi1> pad %pad : !tile.tensor<?x?xf32>[tensor<16x32xi32>, tensor<16x32xi64>] -> tensor<16x32xf32>
+  %e = tile.gather %x[%s, %s] : !tile.tensor<?x?xf32>[i32, i32] -> f32
+  tile.scatter %x[%i, %j], %v mask %m : tensor<16x32xi1> : !tile.tensor<?x?xf32>[tensor<16x32xi32>, tensor<16x32xi64>], tensor<16x32xf32>
+  tile.scatter %x[%s, %s], %e : !tile.tensor<?x?xf32>[i32, i32], f32
+  tile.return
+}

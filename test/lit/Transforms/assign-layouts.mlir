@@ -337,3 +337,33 @@ tile.kernel @attention(%q: !tile.tensor<?x?x?x?xbf16>, %k: !tile.tensor<?x?x?x?x
   tile.store %o[%4, %5, %2, %c0_i32], %12 : <?x?x?x?xbf16>, tensor<64x64xbf16>
   tile.return
 }
+
+// -----
+
+// An element access runs in the default blocked layout of its tile; its index
+// math is made in that layout (no conversions), a loaded index tile in another
+// layout is converted, and a scatter's value joins the layout of its indices.
+// CHECK-DAG: #[[G:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-LABEL: tile.kernel @indexed
+// CHECK: %[[ROWS:.*]] = tile.gather {{.*}} -> tensor<16xi32, #{{.*}}>
+// CHECK: tile.convert_layout %[[ROWS]]
+// CHECK-NOT: tile.convert_layout %{{.*}} : tensor<16x32xi32
+// CHECK: tile.gather %{{.*}}[{{.*}}] : <?x?xf32>[tensor<16x32xi32, #[[G]]>, tensor<16x32xi32, #[[G]]>] -> tensor<16x32xf32, #[[G]]>
+// CHECK: tile.scatter %{{.*}}[{{.*}}], {{.*}} : <?x?xf32>[tensor<16x32xi32, #[[G]]>, tensor<16x32xi32, #[[G]]>], tensor<16x32xf32, #[[G]]>
+tile.kernel @indexed(%x: !tile.tensor<?x?xf32>, %ids: !tile.tensor<?xi32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?x?xf32>, %b: !tile.tensor<?xi32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %r = tile.arange : tensor<16xi32>
+  %rows = tile.gather %ids[%r] : !tile.tensor<?xi32>[tensor<16xi32>] -> tensor<16xi32>
+  %rx = tile.expand_dims %rows axis 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %rb = tile.broadcast %rx : tensor<16x1xi32> -> tensor<16x32xi32>
+  %c = tile.arange : tensor<32xi32>
+  %cx = tile.expand_dims %c axis 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %cb = tile.broadcast %cx : tensor<1x32xi32> -> tensor<16x32xi32>
+  %v = tile.gather %x[%rb, %cb] : !tile.tensor<?x?xf32>[tensor<16x32xi32>, tensor<16x32xi32>] -> tensor<16x32xf32>
+  %w = math.exp %v : tensor<16x32xf32>
+  tile.scatter %x[%rb, %cb], %w : !tile.tensor<?x?xf32>[tensor<16x32xi32>, tensor<16x32xi32>], tensor<16x32xf32>
+  tile.return
+}

@@ -1,0 +1,70 @@
+//===- TileIndexedOps.td - element-addressed memory ops ---------*- tablegen -*-===//
+//
+// Loads and stores that address a global tensor element by element: one index
+// value per tensor axis, all of the access's shape (the frontend broadcasts
+// scalar and smaller indices), with an optional mask. Every element whose
+// indices are inside the tensor and whose mask holds is read or written; any
+// other element reads as `pad` and is not written, so an access is memory safe
+// whatever its indices. The block-addressed `tile.load`/`tile.store` stay the
+// form for whole tiles.
+//
+//===----------------------------------------------------------------------------===//
+
+#ifndef TILE_INDEXED_OPS_TD
+#define TILE_INDEXED_OPS_TD
+
+// An index: a scalar or tile of i32 or i64.
+def Tile_IndexValue : AnyTypeOf<[I32, I64, StaticShapeTensorOf<[I32, I64]>]>;
+// A mask: a scalar or tile of i1.
+def Tile_MaskValue : AnyTypeOf<[I1, StaticShapeTensorOf<[I1]>]>;
+
+def Tile_GatherOp : Tile_Op<"gather", [MemoryEffects<[MemRead]>, AttrSizedOperandSegments,
+    OptionalTypesMatchWith<"pad has the tensor's element type", "tensor", "pad",
+                           "::llvm::cast<::mlir::tile::GlobalTensorType>($_self).getElementType()">]> {
+  let summary = "reads the elements of a global tensor at index tiles, masked and padded";
+  let description = [{
+    Element `e` of the result is `tensor[indices[0][e], ..., indices[r-1][e]]`
+    when every index is in `[0, extent)` of its axis and `mask[e]` holds (or
+    there is no mask), else `pad` (0 when absent). There is one index per
+    tensor axis; every index and the mask have the result's shape (a scalar
+    access has scalar indices). Indices are signed.
+
+    ```mlir
+    %v = tile.gather %x[%rows, %cols] mask %m : tensor<64x32xi1> pad %z
+        : !tile.tensor<?x?xf32>[tensor<64x32xi32>, tensor<64x32xi32>] -> tensor<64x32xf32>
+    ```
+  }];
+  let arguments = (ins Tile_TensorType:$tensor, Variadic<Tile_IndexValue>:$indices,
+                       Optional<Tile_MaskValue>:$mask, Optional<Tile_ElementType>:$pad);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` (`mask` $mask^ `:` type($mask))? (`pad` $pad^)? attr-dict `:`
+    type($tensor) `[` type($indices) `]` `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ScatterOp : Tile_Op<"scatter", [MemoryEffects<[MemWrite]>, AttrSizedOperandSegments]> {
+  let summary = "writes the elements of a tile into a global tensor at index tiles, masked";
+  let description = [{
+    Writes `value[e]` to `tensor[indices[0][e], ..., indices[r-1][e]]` for
+    every element `e` whose indices are in bounds and whose mask holds; other
+    elements are not written. Indices, mask and value have one shape. Where
+    two elements name one tensor element, one of their values is written
+    (which one is unspecified).
+
+    ```mlir
+    tile.scatter %y[%i], %v mask %m : tensor<128xi1>
+        : !tile.tensor<?xf32>[tensor<128xi32>], tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_TensorType:$tensor, Variadic<Tile_IndexValue>:$indices,
+                       Tile_Value:$value, Optional<Tile_MaskValue>:$mask);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` `,` $value (`mask` $mask^ `:` type($mask))? attr-dict `:`
+    type($tensor) `[` type($indices) `]` `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TILE_INDEXED_OPS_TD
