@@ -1,8 +1,9 @@
 //===- TileIndexedOps.cpp - element-addressed memory ops --------*- C++ -*-===//
 //
-// The verifiers of tile.gather and tile.scatter (TileIndexedOps.td) for what
-// ODS cannot say: one index per tensor axis, and indices, mask and the
-// accessed tile of one shape.
+// The verifiers of tile.gather, tile.scatter and the atomics
+// (TileIndexedOps.td) for what ODS cannot say: one index per tensor axis,
+// indices, mask and the accessed tile of one shape, and the element types
+// each atomic supports.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Tile/TileDialect.h"
@@ -47,4 +48,38 @@ LogicalResult GatherOp::verify() {
 
 LogicalResult ScatterOp::verify() {
   return verifyIndexed(*this, getTensor().getType(), getIndices(), getMask(), getValue().getType());
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  if (failed(verifyIndexed(*this, getTensor().getType(), getIndices(), getMask(),
+                           getValue().getType())))
+    return failure();
+  Type t = getTensor().getType().getElementType();
+  bool ok = false;
+  switch (getKind()) {
+  case AtomicKind::add:
+    ok = t.isF16() || t.isBF16() || t.isF32() || t.isInteger(32) || t.isInteger(64);
+    break;
+  case AtomicKind::max:
+  case AtomicKind::min:
+    ok = t.isF32() || t.isInteger(32) || t.isInteger(64);
+    break;
+  case AtomicKind::xchg:
+    ok = !t.isInteger(1);
+    break;
+  }
+  if (!ok)
+    return emitOpError() << "atomic " << stringifyAtomicKind(getKind()) << " does not support "
+                         << t;
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  if (failed(verifyIndexed(*this, getTensor().getType(), getIndices(), getMask(),
+                           getValue().getType())))
+    return failure();
+  Type t = getTensor().getType().getElementType();
+  if (!t.isF32() && !t.isInteger(32) && !t.isInteger(64))
+    return emitOpError() << "atomic compare-and-swap does not support " << t;
+  return success();
 }

@@ -1,6 +1,6 @@
 //===- TileIndexedOps.td - element-addressed memory ops ---------*- tablegen -*-===//
 //
-// Loads and stores that address a global tensor element by element: one index
+// Loads, stores and atomics that address a global tensor element by element: one index
 // value per tensor axis, all of the access's shape (the frontend broadcasts
 // scalar and smaller indices), with an optional mask. Every element whose
 // indices are inside the tensor and whose mask holds is read or written; any
@@ -62,6 +62,67 @@ def Tile_ScatterOp : Tile_Op<"scatter", [MemoryEffects<[MemWrite]>, AttrSizedOpe
                        Tile_Value:$value, Optional<Tile_MaskValue>:$mask);
   let assemblyFormat = [{
     $tensor `[` $indices `]` `,` $value (`mask` $mask^ `:` type($mask))? attr-dict `:`
+    type($tensor) `[` type($indices) `]` `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicKind : I32EnumAttr<"AtomicKind", "the update of an atomic read-modify-write", [
+    I32EnumAttrCase<"add", 0>,
+    I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>,
+    I32EnumAttrCase<"xchg", 3>]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [MemoryEffects<[MemRead, MemWrite]>,
+    AttrSizedOperandSegments, AllTypesMatch<["value", "result"]>]> {
+  let summary = "atomically updates elements of a global tensor at index tiles; yields the old values";
+  let description = [{
+    For every element `e` whose indices are in bounds and whose mask holds,
+    atomically replaces `t = tensor[indices...[e]]` by `t + value[e]` (add),
+    `max(t, value[e])`, `min(t, value[e])` or `value[e]` (xchg), and yields
+    the `t` it replaced; other elements yield 0 and touch nothing. Each update
+    is relaxed and device-wide: atomics of all programs on one element are
+    totally ordered, but they order no other memory access. Indices, mask and
+    value have one shape. Types: add on f16, bf16, f32, i32, i64; max and min
+    on f32, i32, i64 (signed); xchg on any 16-, 32- or 64-bit element.
+
+    ```mlir
+    %old = tile.atomic_rmw add %hist[%bins], %ones mask %m : tensor<256xi1>
+        : !tile.tensor<?xi32>[tensor<256xi32>], tensor<256xi32>
+    ```
+  }];
+  let arguments = (ins Tile_AtomicKind:$kind, Tile_TensorType:$tensor,
+                       Variadic<Tile_IndexValue>:$indices, Tile_Value:$value,
+                       Optional<Tile_MaskValue>:$mask);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $kind $tensor `[` $indices `]` `,` $value (`mask` $mask^ `:` type($mask))? attr-dict `:`
+    type($tensor) `[` type($indices) `]` `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [MemoryEffects<[MemRead, MemWrite]>,
+    AttrSizedOperandSegments, AllTypesMatch<["cmp", "value", "result"]>]> {
+  let summary = "atomic compare-and-swap on elements of a global tensor; yields the old values";
+  let description = [{
+    For every element `e` whose indices are in bounds and whose mask holds,
+    atomically reads `t = tensor[indices...[e]]`, writes `value[e]` there if
+    `t` equals `cmp[e]` (bit for bit; floats compare their bits), and yields
+    `t`; other elements yield 0. Relaxed and device-wide, as
+    `tile.atomic_rmw`. Types: f32, i32, i64.
+
+    ```mlir
+    %old = tile.atomic_cas %lock[%c0], %zero, %one : !tile.tensor<?xi32>[i32], i32
+    ```
+  }];
+  let arguments = (ins Tile_TensorType:$tensor, Variadic<Tile_IndexValue>:$indices,
+                       Tile_Value:$cmp, Tile_Value:$value, Optional<Tile_MaskValue>:$mask);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` `,` $cmp `,` $value (`mask` $mask^ `:` type($mask))? attr-dict `:`
     type($tensor) `[` type($indices) `]` `,` type($value)
   }];
   let hasVerifier = 1;

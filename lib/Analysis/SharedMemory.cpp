@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Analysis/SharedMemory.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 using namespace tessera::analysis;
@@ -145,7 +147,32 @@ void tessera::analysis::recordScratch(ConvertLayoutOp op, const SharedGeometry &
               DenseI64ArrayAttr::get(op.getContext(), {(int64_t)g.swizzle, (int64_t)g.pad}));
 }
 
+bool tessera::analysis::atomicResultReplicated(Type result) {
+  auto t = dyn_cast<RankedTensorType>(result);
+  if (!t)
+    return true;
+  FailureOr<Distribution> d = distributionOf(t);
+  if (failed(d))
+    return false;
+  if (!d->sliced.empty())
+    return true;
+  for (unsigned a = 0; a < d->rank(); ++a)
+    if (d->wraps(a))
+      return true;
+  auto replica = [&](const Basis &b) { return d->isReplica(b); };
+  return llvm::any_of(d->lanes, replica) || llvm::any_of(d->warps, replica);
+}
+
 int64_t tessera::analysis::scratchBytes(Operation *op) {
+  if (isa<AtomicRMWOp, AtomicCASOp>(op)) {
+    Type t = op->getResult(0).getType();
+    if (op->getResult(0).use_empty() || !atomicResultReplicated(t))
+      return 0;
+    int64_t n = 1;
+    if (auto r = dyn_cast<RankedTensorType>(t))
+      n = r.getNumElements();
+    return n * std::max(4u, sharedEltBytes(getElementTypeOrSelf(t)));
+  }
   if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
     std::optional<SharedGeometry> g = scratchOf(cvt);
     return g ? g->bytes() : 0;

@@ -40,9 +40,17 @@ std::optional<SharedGeometry> scratchOf(mlir::tile::ConvertLayoutOp op);
 /// Records `g` on `op` so that later passes and the lowering need not choose again.
 void recordScratch(mlir::tile::ConvertLayoutOp op, const SharedGeometry &g);
 
+/// Whether the old values of an atomic (tile.atomic_rmw / tile.atomic_cas)
+/// whose result has type `result` must pass from the owning threads to the
+/// replicas: a scalar, or a tile whose layout holds an element in several
+/// threads (a sliced axis, a tile smaller than the layout). Only the owner of
+/// an element updates it.
+bool atomicResultReplicated(mlir::Type result);
+
 /// The bytes of shared memory `op` needs for itself while it runs (its
 /// scratch): a layout conversion through shared memory, a reduction across
-/// warps. 0 for everything else.
+/// warps, the old values of a replicated atomic that are used. 0 for
+/// everything else.
 int64_t scratchBytes(mlir::Operation *op);
 
 /// The encoding a tile of `src`'s type gets when staged in shared memory for

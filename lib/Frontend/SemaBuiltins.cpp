@@ -24,6 +24,7 @@ bool tessera::isBuiltinFunction(llvm::StringRef n) {
       .Cases({"program_id", "num_programs", "arange", "zeros", "full", "load", "store"}, true)
       .Cases({"dot", "sum", "max", "min", "abs", "maximum", "minimum", "where"}, true)
       .Cases({"cdiv", "next_pow2", "print", "range"}, true)
+      .Cases({"atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas"}, true)
       .Default(false);
 }
 
@@ -121,7 +122,8 @@ void Checker::checkCall(Expr &e) {
       error(e.loc, "unknown function '" + fn + "'");
     return;
   }
-  if (fn != "load" && fn != "store" && !e.kwargs.empty()) {
+  bool atomic = llvm::StringRef(fn).starts_with("atomic_");
+  if (fn != "load" && fn != "store" && !atomic && !e.kwargs.empty()) {
     error(e.kwargs[0].loc, fn + "() takes no keyword arguments");
     return;
   }
@@ -297,6 +299,10 @@ void Checker::checkCall(Expr &e) {
   }
   if (fn == "load" || fn == "store") {
     checkMemoryCall(e);
+    return;
+  }
+  if (atomic) {
+    checkAtomicCall(e);
     return;
   }
   if (fn == "dot") {

@@ -55,6 +55,7 @@ public:
   // load and store (SemaMemory.cpp).
   void checkMemoryCall(Expr &e);
   void checkElementAccess(Expr &e);
+  void checkAtomicCall(Expr &e);
   /// Types the subscript `t[i...]` of an element access; returns the access shape.
   std::optional<llvm::SmallVector<int64_t, 4>> checkSubscript(Expr &sub, llvm::StringRef fn);
   /// Gives two operands one element type by the literal rules; false after an error.
@@ -93,6 +94,11 @@ public:
   Mode mode_ = Mode::Body;
   unsigned nextId_ = 0;
 };
+
+/// Checks the coordinate list `list` of a block-form access to tensor `t`.
+bool checkCoords(Checker &c, Expr &list, const Symbol &t, llvm::StringRef fn);
+/// Checks that `x` (a mask or a value) broadcasts to the access shape.
+bool fitsAccess(Checker &c, Expr &x, llvm::ArrayRef<int64_t> access, llvm::StringRef what);
 
 } // namespace sema
 } // namespace tessera

@@ -18,9 +18,8 @@
 using namespace tessera;
 using namespace tessera::sema;
 
-namespace {
 /// Checks the coordinate list of load/store against the tensor's rank.
-bool checkCoords(Checker &c, Expr &list, const Symbol &t, llvm::StringRef fn) {
+bool tessera::sema::checkCoords(Checker &c, Expr &list, const Symbol &t, llvm::StringRef fn) {
   size_t rank = t.param->dims.size();
   if (list.kind != ExprKind::List) {
     c.error(list.start(),
@@ -47,6 +46,7 @@ bool checkCoords(Checker &c, Expr &list, const Symbol &t, llvm::StringRef fn) {
   }
   return ok;
 }
+namespace {
 /// Warns where a coordinate of load() or store() multiplies by the tile's
 /// extent along its axis (`i * BLOCK - 1`: the element offset of languages
 /// whose pointers count elements). Coordinates count whole tiles, so such a
@@ -145,7 +145,8 @@ std::optional<llvm::SmallVector<int64_t, 4>> Checker::checkSubscript(Expr &sub,
 }
 
 /// Checks that `x` (a mask or a stored value) broadcasts to the access shape.
-static bool fitsAccess(Checker &c, Expr &x, llvm::ArrayRef<int64_t> access, llvm::StringRef what) {
+bool tessera::sema::fitsAccess(Checker &c, Expr &x, llvm::ArrayRef<int64_t> access,
+                               llvm::StringRef what) {
   llvm::SmallVector<int64_t, 4> shape(x.type.shape);
   bool fits = shape.size() <= access.size();
   for (size_t i = 0; fits && i < shape.size(); ++i) {

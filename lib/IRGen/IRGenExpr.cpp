@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "lib/IRGen/IRGenImpl.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -220,6 +222,70 @@ Value Emitter::emitElementAccess(const Expr &e) {
   return nullptr;
 }
 
+/// The element indices of the block-form access `t, [c...]` of `shape`: the
+/// leading coordinates as they are, block coordinate c_j as
+/// c_j * s_j + arange(s_j) along axis j; each broadcast to `shape`.
+SmallVector<Value> Emitter::blockIndices(ValueRange coords, ArrayRef<int64_t> shape, Location l) {
+  size_t r = coords.size(), k = shape.size();
+  SmallVector<Value> out;
+  for (size_t d = 0; d + k < r; ++d)
+    out.push_back(broadcastTo(coords[d], shape, l));
+  Type i32 = b_.getI32Type();
+  for (size_t j = 0; j < k; ++j) {
+    Value origin = arith::MulIOp::create(
+        b_, l, coords[r - k + j], arith::ConstantOp::create(b_, l, b_.getI32IntegerAttr(shape[j])));
+    auto lineTy = RankedTensorType::get({shape[j]}, i32);
+    Value v = arith::AddIOp::create(b_, l, broadcastTo(origin, {shape[j]}, l),
+                                    tile::ArangeOp::create(b_, l, lineTy));
+    SmallVector<int64_t> cur = {shape[j]};
+    for (size_t a = 0; a < k; ++a) {
+      if (a == j)
+        continue;
+      cur.insert(cur.begin() + a, 1);
+      v = tile::ExpandDimsOp::create(b_, l, RankedTensorType::get(cur, i32), v, (int64_t)a);
+    }
+    out.push_back(broadcastTo(v, shape, l));
+  }
+  return out;
+}
+
+/// atomic_*(t[i...], (cmp,) v, mask = m) and atomic_*(t, [c...], (cmp,) v).
+Value Emitter::emitAtomic(const Expr &e) {
+  Location l = loc(e.loc);
+  ArrayRef<int64_t> shape = e.type.shape;
+  bool element = e.args[0]->kind == ExprKind::Index;
+  Value tensor;
+  SmallVector<Value> indices;
+  if (element) {
+    const Expr &sub = *e.args[0];
+    tensor = values_.lookup(sub.args[0]->symbol);
+    for (const IndexItem &item : sub.index)
+      indices.push_back(broadcastTo(emitExpr(*item.expr), shape, loc(item.expr->start())));
+  } else {
+    tensor = values_.lookup(e.args[0]->symbol);
+    SmallVector<Value> coords;
+    for (const ExprPtr &c : e.args[1]->args)
+      coords.push_back(emitExpr(*c));
+    indices = blockIndices(coords, shape, l);
+  }
+  size_t first = element ? 1 : 2;
+  SmallVector<Value> vals;
+  for (size_t i = first; i < e.args.size(); ++i)
+    vals.push_back(broadcastTo(emitExpr(*e.args[i]), shape, loc(e.args[i]->start())));
+  Value mask;
+  for (const KwArg &kw : e.kwargs)
+    mask = broadcastTo(emitExpr(*kw.value), shape, loc(kw.value->start()));
+  Type type = typeOf(e.type);
+  if (e.name == "atomic_cas")
+    return tile::AtomicCASOp::create(b_, l, type, tensor, indices, vals[0], vals[1], mask);
+  auto kind = llvm::StringSwitch<tile::AtomicKind>(e.name)
+                  .Case("atomic_add", tile::AtomicKind::add)
+                  .Case("atomic_max", tile::AtomicKind::max)
+                  .Case("atomic_min", tile::AtomicKind::min)
+                  .Default(tile::AtomicKind::xchg);
+  return tile::AtomicRMWOp::create(b_, l, type, kind, tensor, indices, vals[0], mask);
+}
+
 Value Emitter::emitMath(const Expr &e, StringRef fn, Value x) {
   Location l = loc(e.loc);
   if (fn == "exp")
@@ -276,6 +342,8 @@ Value Emitter::emitCall(const Expr &e) {
     return broadcastTo(arg(1), e.type.shape, l);
   if ((fn == "load" || fn == "store") && e.args[0]->kind == ExprKind::Index)
     return emitElementAccess(e);
+  if (fn.starts_with("atomic_"))
+    return emitAtomic(e);
   if (fn == "load") {
     Value tensor = values_.lookup(e.args[0]->symbol);
     Value pad = e.kwargs.empty() ? Value() : emitExpr(*e.kwargs[0].value);

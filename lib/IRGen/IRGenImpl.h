@@ -33,6 +33,9 @@ public:
   mlir::Value emitCall(const Expr &e);
   mlir::Value emitIndex(const Expr &e);
   mlir::Value emitElementAccess(const Expr &e);
+  mlir::Value emitAtomic(const Expr &e);
+  llvm::SmallVector<mlir::Value> blockIndices(mlir::ValueRange coords,
+                                              llvm::ArrayRef<int64_t> shape, mlir::Location l);
   mlir::Value emitMath(const Expr &e, llvm::StringRef fn, mlir::Value x);
   mlir::Value broadcastTo(mlir::Value v, llvm::ArrayRef<int64_t> shape, mlir::Location loc);
   mlir::Value scalarConst(DType t, double v, mlir::Location loc);

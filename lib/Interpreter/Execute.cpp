@@ -236,6 +236,76 @@ void scatter(const Inst &inst, const Frame &f) {
   });
 }
 
+/// Atomics of all programs are serialized (programs run on several threads).
+std::mutex atomicMutex;
+
+/// tile.atomic_rmw (`inst.b` = kind * 2 + has mask) and tile.atomic_cas
+/// (`cas`; `inst.b` = has mask): operands are the indices, (cmp,) the value,
+/// then the mask. Floats add in f32 and round to the element type, as the
+/// GPU's atomics do; integers wrap.
+TileRef atomic(const Inst &inst, const Frame &f, bool cas) {
+  const Arg &a = f.args[inst.a];
+  size_t r = a.shape.size();
+  bool masked = inst.b & 1;
+  auto kind = (mlir::tile::AtomicKind)(inst.b >> 1);
+  const Tile &v = f.in(inst, r + (cas ? 1 : 0));
+  const Tile *cmp = cas ? &f.in(inst, r) : nullptr;
+  const Tile *mask = masked ? &f.in(inst, inst.in.size() - 1) : nullptr;
+  auto out = std::make_shared<Tile>(inst.ek, inst.shape);
+  bool fl = isFloatEK(inst.ek);
+  llvm::SmallVector<int64_t, 4> strides = stridesOf(a);
+  std::lock_guard<std::mutex> lock(atomicMutex);
+  Tile next(inst.ek, {});
+  for (int64_t e = 0; e < out->size(); ++e) {
+    bool inside = !mask || mask->i[e] != 0;
+    int64_t off = 0;
+    for (size_t d = 0; d < r && inside; ++d) {
+      int64_t g = f.in(inst, d).i[e];
+      inside = g >= 0 && g < a.shape[d];
+      off += g * strides[d];
+    }
+    if (!inside)
+      continue;
+    if (fl) {
+      float old = readFloat(a, off), x = v.f[e];
+      out->f[e] = old;
+      if (cas) {
+        uint32_t ob, cb;
+        float c = cmp->f[e];
+        std::memcpy(&ob, &old, 4);
+        std::memcpy(&cb, &c, 4);
+        if (ob != cb)
+          continue;
+        next.f[0] = x;
+      } else {
+        float n = kind == mlir::tile::AtomicKind::add ? old + x
+                  : kind == mlir::tile::AtomicKind::max
+                      ? (std::isnan(old) || std::isnan(x) ? std::fmax(old, x) : std::max(old, x))
+                  : kind == mlir::tile::AtomicKind::min
+                      ? (std::isnan(old) || std::isnan(x) ? std::fmin(old, x) : std::min(old, x))
+                      : x;
+        next.f[0] = roundF(inst.ek, n);
+      }
+    } else {
+      int64_t old = readInt(a, off), x = v.i[e];
+      out->i[e] = old;
+      if (cas) {
+        if (old != cmp->i[e])
+          continue;
+        next.i[0] = x;
+      } else {
+        int64_t n = kind == mlir::tile::AtomicKind::add   ? (int64_t)((uint64_t)old + (uint64_t)x)
+                    : kind == mlir::tile::AtomicKind::max ? std::max(old, x)
+                    : kind == mlir::tile::AtomicKind::min ? std::min(old, x)
+                                                          : x;
+        next.i[0] = wrapI(inst.ek, n);
+      }
+    }
+    writeElement(a, off, next, 0);
+  }
+  return out;
+}
+
 TileRef dot(const Inst &inst, const Tile &a, const Tile &b, const Tile &acc) {
   int64_t m = a.shape[0], kk = a.shape[1], n = b.shape[1];
   auto out = std::make_shared<Tile>(inst.ek, inst.shape);
@@ -441,6 +511,10 @@ bool exec(const Body &body, Frame &f) {
       break;
     case Code::Scatter:
       scatter(inst, f);
+      break;
+    case Code::AtomicRMW:
+    case Code::AtomicCAS:
+      f.set(inst, atomic(inst, f, inst.code == Code::AtomicCAS));
       break;
     case Code::Dot:
       f.set(inst, dot(inst, f.in(inst, 0), f.in(inst, 1), f.in(inst, 2)));

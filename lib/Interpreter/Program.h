@@ -64,6 +64,8 @@ enum class Code : uint16_t {
   Store,
   Gather,
   Scatter,
+  AtomicRMW,
+  AtomicCAS,
   Dot,
   Reduce,
   Print,

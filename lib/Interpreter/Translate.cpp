@@ -303,6 +303,26 @@ private:
           inst.ek = *kindOf(s.getValue().getType());
           return success();
         })
+        .Case([&](tile::AtomicRMWOp at) -> LogicalResult {
+          inst.code = Code::AtomicRMW;
+          auto a = tensorArg(&op, at.getTensor());
+          if (failed(a))
+            return failure();
+          inst.a = *a;
+          inst.b = (int64_t)at.getKind() * 2 + (at.getMask() ? 1 : 0);
+          inst.in.erase(inst.in.begin());
+          return success();
+        })
+        .Case([&](tile::AtomicCASOp at) -> LogicalResult {
+          inst.code = Code::AtomicCAS;
+          auto a = tensorArg(&op, at.getTensor());
+          if (failed(a))
+            return failure();
+          inst.a = *a;
+          inst.b = at.getMask() ? 1 : 0;
+          inst.in.erase(inst.in.begin());
+          return success();
+        })
         .Case([&](tile::DotOp) {
           inst.code = Code::Dot;
           return success();

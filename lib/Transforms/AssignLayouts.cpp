@@ -248,9 +248,10 @@ LogicalResult Assigner::visit(Operation *op) {
       require(op, op->getNumOperands() - 1, defaultFor(t));
     return success();
   }
-  if (isa<GatherOp, ScatterOp>(op)) {
-    // An element access runs in the default layout of its tile; its indices,
-    // mask and value (mostly index math, recomputed there) follow.
+  if (isa<GatherOp, ScatterOp, AtomicRMWOp, AtomicCASOp>(op)) {
+    // An element access (and an atomic) runs in the default layout of its
+    // tile; its indices, mask and values (mostly index math, recomputed there)
+    // follow.
     auto scatter = dyn_cast<ScatterOp>(op);
     RankedTensorType t = tensorOf(scatter ? scatter.getValue() : op->getResult(0));
     if (!t)

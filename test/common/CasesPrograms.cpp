@@ -221,5 +221,7 @@ std::vector<ProgramCase> tessera::testutil::testProgramCases() {
   addElementwiseCases(out, rng);
   std::mt19937 indexedRng(4711);
   addIndexedCases(out, indexedRng);
+  std::mt19937 atomicRng(1729);
+  addAtomicCases(out, atomicRng);
   return out;
 }

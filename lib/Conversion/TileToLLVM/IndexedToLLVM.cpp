@@ -6,7 +6,8 @@
 // of its indices times the tensor's strides, computed in 64 bits; it is
 // accessed when every index is in [0, extent) (one unsigned compare each) and
 // its mask holds, with one predicated access per element. Stores write only
-// from the thread that owns an element, as tile.store does.
+// from the thread that owns an element, as tile.store does. The atomics
+// (AtomicToLLVM.cpp) address their elements the same way.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Conversion/TileToLLVM/Patterns.h"
@@ -14,17 +15,11 @@
 using namespace mlir;
 using namespace tessera::conversion;
 
-namespace {
-
-struct ElementAccess {
-  SmallVector<Value> addr, mask;
-};
-
-/// The addresses and masks of every element of an access of type `access`.
-FailureOr<ElementAccess> elementAccess(ConversionPatternRewriter &rw, Operation *op, Value desc,
-                                       tile::GlobalTensorType tensor, ValueRange indices,
-                                       ValueRange origIndices, Value mask, Value origMask,
-                                       Type access, bool forStore) {
+FailureOr<ElementAccess>
+tessera::conversion::elementAccess(ConversionPatternRewriter &rw, Operation *op, Value desc,
+                                   tile::GlobalTensorType tensor, ValueRange indices,
+                                   ValueRange origIndices, Value mask, Value origMask, Type access,
+                                   bool forStore) {
   Location loc = op->getLoc();
   unsigned r = tensor.getRank();
   Type eltTy = tensor.getElementType();
@@ -87,6 +82,8 @@ FailureOr<ElementAccess> elementAccess(ConversionPatternRewriter &rw, Operation 
   }
   return acc;
 }
+
+namespace {
 
 struct GatherLowering : ConvertOpToLLVMPattern<tile::GatherOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;

@@ -13,6 +13,7 @@ namespace tessera::conversion {
 void populateElementwisePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateMemoryPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateIndexedPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
+void populateAtomicPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateReducePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateShapePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateDotPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
@@ -32,6 +33,21 @@ void populateMathToNVVMPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &
 /// one element and a program's own later reads are safe.
 mlir::Value ownsElement(mlir::OpBuilder &b, mlir::Location loc, const Distribution &dist,
                         llvm::ArrayRef<mlir::Value> base, size_t i);
+
+/// The global address of every element of an element-addressed access
+/// (tile.gather, tile.scatter, the atomics) of type `access`, and whether it
+/// is accessed: its indices (converted operands `indices`, original values
+/// `origIndices`, in the access's layout) inside the tensor and its mask
+/// holding; for writes, only in the thread that owns the element.
+struct ElementAccess {
+  llvm::SmallVector<mlir::Value> addr, mask;
+};
+mlir::FailureOr<ElementAccess> elementAccess(mlir::ConversionPatternRewriter &rw,
+                                             mlir::Operation *op, mlir::Value desc,
+                                             mlir::tile::GlobalTensorType tensor,
+                                             mlir::ValueRange indices, mlir::ValueRange origIndices,
+                                             mlir::Value mask, mlir::Value origMask,
+                                             mlir::Type access, bool forStore);
 
 /// The global addresses and in-bounds masks of every element of a tile that
 /// `tile.load`/`tile.store` of `tileType` (scalar or tile) at `coords` of the

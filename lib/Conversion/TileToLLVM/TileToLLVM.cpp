@@ -207,6 +207,7 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
       populateElementwisePatterns(tc, patterns);
       populateMemoryPatterns(tc, patterns);
       populateIndexedPatterns(tc, patterns);
+      populateAtomicPatterns(tc, patterns);
       populateReducePatterns(tc, patterns);
       populateShapePatterns(tc, patterns);
       populateDotPatterns(tc, patterns);

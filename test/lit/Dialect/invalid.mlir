@@ -462,3 +462,31 @@ tile.kernel @k(%x: !tile.tensor<?xf32>) grid {
   tile.scatter %x[%i], %v : !tile.tensor<?xf32>[tensor<16xi32>], tensor<16xf16>
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?xbf16>) grid {
+^bb0(%a: !tile.tensor<?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %i = arith.constant 3 : i32
+  %v = arith.constant 1.0 : bf16
+  // expected-error @+1 {{'tile.atomic_rmw' op atomic max does not support 'bf16'}}
+  %o = tile.atomic_rmw max %x[%i], %v : !tile.tensor<?xbf16>[i32], bf16
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?xf16>) grid {
+^bb0(%a: !tile.tensor<?xf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %i = arith.constant 3 : i32
+  %v = arith.constant 1.0 : f16
+  // expected-error @+1 {{'tile.atomic_cas' op atomic compare-and-swap does not support 'f16'}}
+  %o = tile.atomic_cas %x[%i], %v, %v : !tile.tensor<?xf16>[i32], f16
+  tile.return
+}

@@ -111,3 +111,25 @@ tile.kernel @indexed(%x: !tile.tensor<?x?xf32>) grid {
   tile.scatter %x[%s, %s], %e : !tile.tensor<?x?xf32>[i32, i32], f32
   tile.return
 }
+
+// -----
+
+// Atomics: a kind, the element address, the value(s), an optional mask; the
+// old values come back in the value's type.
+// CHECK-LABEL: tile.kernel @atomics
+// CHECK: tile.atomic_rmw add %{{[a-z0-9]+}}[%{{.*}}], %{{.*}} mask %{{.*}} : tensor<128xi1> : <?xi32>[tensor<128xi32>], tensor<128xi32>
+// CHECK: tile.atomic_rmw max %{{[a-z0-9]+}}[%{{.*}}], %{{.*}} : <?xi32>[i32], i32
+// CHECK: tile.atomic_cas %{{[a-z0-9]+}}[%{{.*}}], %{{.*}}, %{{.*}} : <?xi32>[tensor<128xi32>], tensor<128xi32>
+tile.kernel @atomics(%h: !tile.tensor<?xi32>) grid {
+^bb0(%a: !tile.tensor<?xi32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %i = tile.arange : tensor<128xi32>
+  %m = arith.constant dense<true> : tensor<128xi1>
+  %s = arith.constant 3 : i32
+  %o = tile.atomic_rmw add %h[%i], %i mask %m : tensor<128xi1> : !tile.tensor<?xi32>[tensor<128xi32>], tensor<128xi32>
+  %p = tile.atomic_rmw max %h[%s], %s : !tile.tensor<?xi32>[i32], i32
+  %q = tile.atomic_cas %h[%i], %o, %i : !tile.tensor<?xi32>[tensor<128xi32>], tensor<128xi32>
+  tile.return
+}
