@@ -37,8 +37,20 @@ bool isLanguageElement(Type t) {
          t.isInteger(64);
 }
 
-/// Shared checks of load and store: coordinate count and the tile's rank and type.
-LogicalResult verifyAccess(Operation *op, GlobalTensorType tensor, size_t numCoords, Type tile) {
+/// Shared checks of load and store: coordinate count, the tile's rank and
+/// type, and the block extents of a padded tile.
+LogicalResult verifyAccess(Operation *op, GlobalTensorType tensor, size_t numCoords, Type tile,
+                           std::optional<ArrayRef<int64_t>> extents) {
+  if (extents) {
+    ArrayRef<int64_t> shape = shapeOf(tile);
+    if (extents->size() != shape.size())
+      return op->emitOpError() << "has " << extents->size() << " extents for a tile of rank "
+                               << shape.size();
+    for (auto [e, s] : llvm::zip(*extents, shape))
+      if (e < 1 || e > s)
+        return op->emitOpError() << "extents " << shapeStr(*extents)
+                                 << " must be from 1 to the tile's " << shapeStr(shape);
+  }
   int64_t rank = tensor.getRank();
   if ((int64_t)numCoords != rank)
     return op->emitOpError() << "needs " << rank << " coordinates for a rank-" << rank
@@ -368,7 +380,8 @@ void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results, ML
 //===----------------------------------------------------------------------===//
 
 LogicalResult LoadOp::verify() {
-  if (failed(verifyAccess(*this, getTensor().getType(), getCoords().size(), getType())))
+  if (failed(
+          verifyAccess(*this, getTensor().getType(), getCoords().size(), getType(), getExtents())))
     return failure();
   if (getPad() && getPad().getType() != getTensor().getType().getElementType())
     return emitOpError() << "pad type " << getPad().getType() << " differs from the element type "
@@ -377,7 +390,8 @@ LogicalResult LoadOp::verify() {
 }
 
 LogicalResult StoreOp::verify() {
-  return verifyAccess(*this, getTensor().getType(), getCoords().size(), getValue().getType());
+  return verifyAccess(*this, getTensor().getType(), getCoords().size(), getValue().getType(),
+                      getExtents());
 }
 
 LogicalResult DotOp::verify() {

@@ -273,6 +273,9 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>, AttrSizedOperandSeg
     coordinates: the first r-k index the leading axes element-wise, the last k
     are block coordinates whose element offset is `c * extent`. Elements outside
     the tensor read as `pad` (0 when absent), which has the element type.
+    `extents`, when present, gives the block's extents where they are smaller
+    than the tile's (a tile padded to powers of two by tile-pad-extents): they
+    set the block origins, and tile elements past them read as `pad`.
 
     ```mlir
     %row = tile.load %x[%r, %c0] pad %ninf : !tile.tensor<?x?xf32> -> tensor<1024xf32>
@@ -280,7 +283,7 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>, AttrSizedOperandSeg
     ```
   }];
   let arguments = (ins Tile_TensorType:$tensor, Variadic<I32>:$coords,
-                       Optional<Tile_ElementType>:$pad);
+                       Optional<Tile_ElementType>:$pad, OptionalAttr<DenseI64ArrayAttr>:$extents);
   let results = (outs Tile_Value:$result);
   let assemblyFormat = [{
     $tensor `[` $coords `]` (`pad` $pad^)? attr-dict `:` type($tensor) `->` type($result)
@@ -291,14 +294,16 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>, AttrSizedOperandSeg
 def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let summary = "stores a tile (or scalar) into a global tensor, masked to its bounds";
   let description = [{
-    Uses the coordinate convention of `tile.load`; elements that fall outside
-    the tensor are not written. The value's element type is the tensor's.
+    Uses the coordinate convention of `tile.load` (`extents` included: tile
+    elements past them are not written); elements that fall outside the tensor
+    are not written. The value's element type is the tensor's.
 
     ```mlir
     tile.store %c[%i, %j], %t : !tile.tensor<?x?xbf16>, tensor<128x128xbf16>
     ```
   }];
-  let arguments = (ins Tile_TensorType:$tensor, Variadic<I32>:$coords, Tile_Value:$value);
+  let arguments = (ins Tile_TensorType:$tensor, Variadic<I32>:$coords, Tile_Value:$value,
+                       OptionalAttr<DenseI64ArrayAttr>:$extents);
   let assemblyFormat = [{
     $tensor `[` $coords `]` `,` $value attr-dict `:` type($tensor) `,` type($value)
   }];

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Frontend/SemaImpl.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <cmath>
 
 using namespace tessera;
@@ -41,8 +43,12 @@ void Checker::check(Expr &e) {
     e.type = ValueType();
     return;
   }
+  // Code generation pads extents to powers of two (tile-pad-extents).
+  int64_t padded = 1;
+  for (int64_t d : e.type.shape)
+    padded *= (int64_t)llvm::PowerOf2Ceil(d);
   int64_t threads = 32 * std::max<int64_t>(info_->numWarps, 1);
-  int64_t regs = (n + threads - 1) / threads * (dtypeBytes(e.type.dtype) > 4 ? 2 : 1);
+  int64_t regs = (padded + threads - 1) / threads * (dtypeBytes(e.type.dtype) > 4 ? 2 : 1);
   if (regs > kMaxTileRegisters) {
     error(e.loc, "this tile of " + std::to_string(n) + " elements needs about " +
                      std::to_string(regs) +

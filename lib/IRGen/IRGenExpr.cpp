@@ -347,11 +347,12 @@ Value Emitter::emitCall(const Expr &e) {
   if (fn == "load") {
     Value tensor = values_.lookup(e.args[0]->symbol);
     Value pad = e.kwargs.empty() ? Value() : emitExpr(*e.kwargs[0].value);
-    return tile::LoadOp::create(b_, l, typeOf(e.type), tensor, coords(*e.args[1]), pad);
+    return tile::LoadOp::create(b_, l, typeOf(e.type), tensor, coords(*e.args[1]), pad,
+                                /*extents=*/nullptr);
   }
   if (fn == "store") {
     Value tensor = values_.lookup(e.args[0]->symbol);
-    tile::StoreOp::create(b_, l, tensor, coords(*e.args[1]), arg(2));
+    tile::StoreOp::create(b_, l, tensor, coords(*e.args[1]), arg(2), /*extents=*/nullptr);
     return nullptr;
   }
   if (fn == "dot") {

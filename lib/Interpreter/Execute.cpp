@@ -140,9 +140,11 @@ void forEachAccess(const Inst &inst, const Frame &f, llvm::ArrayRef<int64_t> til
   const Arg &a = f.args[inst.a];
   size_t r = a.shape.size(), k = tileShape.size();
   llvm::SmallVector<int64_t, 4> base(r), strides = stridesOf(a);
+  // A padded tile's blocks have its block extents; elements past them are outside.
+  llvm::ArrayRef<int64_t> block = inst.extents.empty() ? tileShape : inst.extents;
   for (size_t d = 0; d < r; ++d) {
     int64_t c = f.in(inst, d).i[0];
-    base[d] = d < r - k ? c : c * tileShape[d - (r - k)];
+    base[d] = d < r - k ? c : c * block[d - (r - k)];
   }
   // Odometer over the tile's indices.
   int64_t n = 1;
@@ -154,7 +156,7 @@ void forEachAccess(const Inst &inst, const Frame &f, llvm::ArrayRef<int64_t> til
     bool inside = true;
     for (size_t d = 0; d < r; ++d) {
       int64_t g = base[d] + (d < r - k ? 0 : idx[d - (r - k)]);
-      inside &= g >= 0 && g < a.shape[d];
+      inside &= g >= 0 && g < a.shape[d] && (d < r - k || idx[d - (r - k)] < block[d - (r - k)]);
       off += g * strides[d];
     }
     fn(e, inside ? off : -1);

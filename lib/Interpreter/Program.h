@@ -139,12 +139,13 @@ struct Inst {
   mlir::Operation *op = nullptr; // for diagnostics only
   llvm::SmallVector<int, 4> in;
   llvm::SmallVector<int, 2> out;
-  EK ek = EK::F32;                     // result element kind
-  llvm::SmallVector<int64_t, 4> shape; // result shape
-  int64_t a = 0, b = 0;                // axis, predicate, argument index, flags
-  TileRef cst;                         // Const
-  std::string text;                    // Print prefix
-  std::vector<Body> bodies;            // For: body; If: then, else; While: before, after
+  EK ek = EK::F32;                       // result element kind
+  llvm::SmallVector<int64_t, 4> shape;   // result shape
+  llvm::SmallVector<int64_t, 4> extents; // Load/Store of a padded tile: its block extents
+  int64_t a = 0, b = 0;                  // axis, predicate, argument index, flags
+  TileRef cst;                           // Const
+  std::string text;                      // Print prefix
+  std::vector<Body> bodies;              // For: body; If: then, else; While: before, after
 };
 
 struct Body {

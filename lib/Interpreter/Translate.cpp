@@ -264,6 +264,8 @@ private:
         }) // same shape: a copy
         .Case([&](tile::LoadOp l) -> LogicalResult {
           inst.code = Code::Load;
+          if (auto e = l.getExtents())
+            inst.extents.assign(e->begin(), e->end());
           auto a = tensorArg(&op, l.getTensor());
           if (failed(a))
             return failure();
@@ -274,6 +276,8 @@ private:
         })
         .Case([&](tile::StoreOp s) -> LogicalResult {
           inst.code = Code::Store;
+          if (auto e = s.getExtents())
+            inst.extents.assign(e->begin(), e->end());
           auto a = tensorArg(&op, s.getTensor());
           if (failed(a))
             return failure();

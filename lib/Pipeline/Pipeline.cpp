@@ -21,6 +21,7 @@ void tessera::pipeline::registerCodegenDialects(DialectRegistry &registry) {
 
 LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::StringRef arch) {
   PassManager pm(module.getContext());
+  pm.addNestedPass<tile::KernelOp>(tile::createTilePadExtents());
   pm.addNestedPass<tile::KernelOp>(tile::createTileGroupPrograms());
   pm.addNestedPass<tile::KernelOp>(tile::createTileSplitK());
   pm.addNestedPass<tile::KernelOp>(tile::createTilePersistent());
@@ -45,6 +46,7 @@ FailureOr<int64_t> tessera::pipeline::sharedMemoryBytes(tile::KernelOp kernel,
   b.setInsertionPointToStart(module->getBody());
   auto copy = cast<tile::KernelOp>(b.clone(*kernel));
   PassManager pm(kernel.getContext(), tile::KernelOp::getOperationName());
+  pm.addPass(tile::createTilePadExtents());
   pm.addPass(tile::createTilePersistent()); // its ring outlives each tile's loop
   pm.addPass(tile::createTileAssignLayouts({arch.str()}));
   pm.addPass(tile::createTileStageOperands());
@@ -54,6 +56,12 @@ FailureOr<int64_t> tessera::pipeline::sharedMemoryBytes(tile::KernelOp kernel,
     return failure();
   auto bytes = copy->getAttrOfType<IntegerAttr>("tile.shared_bytes");
   return bytes ? bytes.getInt() : 0;
+}
+
+LogicalResult tessera::pipeline::padExtents(tile::KernelOp kernel) {
+  PassManager pm(kernel.getContext(), tile::KernelOp::getOperationName());
+  pm.addPass(tile::createTilePadExtents());
+  return pm.run(kernel);
 }
 
 llvm::Expected<std::string> tessera::pipeline::toLLVMIR(ModuleOp module, llvm::StringRef arch) {

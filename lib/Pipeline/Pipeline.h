@@ -35,6 +35,10 @@ mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef ar
 /// what the autotuner's budget checks. Fails with the passes' diagnostics.
 mlir::FailureOr<int64_t> sharedMemoryBytes(mlir::tile::KernelOp kernel, llvm::StringRef arch);
 
+/// Pads `kernel`'s tile extents to powers of two, as code generation does
+/// first (tile-pad-extents); for interpreting the padded program in tests.
+mlir::LogicalResult padExtents(mlir::tile::KernelOp kernel);
+
 /// The whole back end for an LLVM-dialect module from lowerToLLVMDialect.
 llvm::Expected<std::string> toLLVMIR(mlir::ModuleOp module, llvm::StringRef arch);
 /// `optLevel` is LLVM's (0-3); ptxas optimizes the PTX again either way.

@@ -10,6 +10,30 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TilePadExtents : Pass<"tile-pad-extents", "::mlir::tile::KernelOp"> {
+  let summary = "pads tile extents that are not powers of two, masking the padding";
+  let description = [{
+    Code generation lays tiles out over lanes, warps and registers by powers of
+    two. This pass gives every tile whose extents are not powers of two the
+    next power of two along each such axis, and keeps the program's meaning by
+    masking the padding wherever it could leak into a result: block loads and
+    stores record their block extents (`extents`: the block origins and which
+    tile elements are inside), element accesses and atomics AND a mask of the
+    logical elements into theirs, reductions along a padded axis see the
+    reduction's identity in the padding, and a dot whose K is padded sees
+    zeros in the padded columns of A and rows of B. Element-wise math on the
+    padding computes values nobody reads. Runs first, on tile IR without
+    layouts; the interpreter runs the unpadded program.
+
+    ```mlir
+    %t = tile.load %x[%p] : !tile.tensor<?xf32> -> tensor<48xf32>
+    // becomes
+    %t = tile.load %x[%p] {extents = array<i64: 48>} : !tile.tensor<?xf32> -> tensor<64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect"];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::tile::KernelOp"> {
   let summary = "gives every tile a distributed layout and inserts layout conversions";
   let description = [{

@@ -82,7 +82,8 @@ std::optional<Candidate> match(scf::ForOp loop, LoadOp load) {
   Candidate c;
   c.load = load;
   auto tile = dyn_cast<RankedTensorType>(load.getType());
-  if (!tile || tile.getRank() != 2 || !load->hasOneUse())
+  // A padded tile (tile-pad-extents) is not the block its copy would move.
+  if (!tile || tile.getRank() != 2 || !load->hasOneUse() || load.getExtents())
     return std::nullopt;
   if (Value pad = load.getPad()) {
     FloatAttr f;

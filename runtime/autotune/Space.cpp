@@ -77,11 +77,11 @@ std::string tessera::autotune::pruneReason(tile::KernelOp kernel,
   kernel.getBody().walk([&](Operation *op) {
     for (Type t : op->getResultTypes())
       if (auto r = dyn_cast<RankedTensorType>(t)) {
-        largest = std::max(largest, r.getNumElements());
+        // Code generation pads extents to powers of two (tile-pad-extents).
+        int64_t n = 1;
         for (int64_t d : r.getShape())
-          if (reason.empty() && !llvm::isPowerOf2_64(d))
-            reason = "tile extent " + std::to_string(d) +
-                     " is not a power of two (code generation needs powers of two)";
+          n *= (int64_t)llvm::PowerOf2Ceil(d);
+        largest = std::max(largest, n);
       }
   });
   if (!reason.empty())
@@ -94,6 +94,9 @@ std::string tessera::autotune::pruneReason(tile::KernelOp kernel,
   // own predicate, TargetInfo::tensorCoreInstr, decides).
   kernel.getBody().walk([&](tile::DotOp d) {
     target::DotShape s = tile::dotShape(d);
+    s.m = (int64_t)llvm::PowerOf2Ceil(s.m); // as padded for code generation
+    s.n = (int64_t)llvm::PowerOf2Ceil(s.n);
+    s.k = (int64_t)llvm::PowerOf2Ceil(s.k);
     std::optional<target::MmaInstr> instr = target.tensorCoreInstr(s);
     if (!instr && target.mmaSync(s.ab, s.acc) && reason.empty())
       reason = "dot [" + std::to_string(s.m) + ", " + std::to_string(s.k) + "] x [" +

@@ -329,9 +329,11 @@ llvm::Error Compiler::inspect(const Program &program, const CompileRequest &req,
   return fn(kernel);
 }
 
-llvm::Expected<std::array<int64_t, 3>>
-Compiler::interpret(const Program &program, const CompileRequest &req,
-                    llvm::ArrayRef<interp::Arg> args, unsigned threads, llvm::raw_ostream *out) {
+llvm::Expected<std::array<int64_t, 3>> Compiler::interpret(const Program &program,
+                                                           const CompileRequest &req,
+                                                           llvm::ArrayRef<interp::Arg> args,
+                                                           unsigned threads, llvm::raw_ostream *out,
+                                                           bool padExtents) {
   auto sig = program.kernel(req.kernel);
   if (!sig)
     return sig.takeError();
@@ -347,6 +349,8 @@ Compiler::interpret(const Program &program, const CompileRequest &req,
     opts.threads = threads;
     opts.out = out;
     DiagnosticEngine::MLIRHandler handler(diags, *ctx_, /*internal=*/false);
+    if (padExtents && mlir::failed(pipeline::padExtents(kernel)))
+      return makeError(rendered(diags));
     if (mlir::failed(interp::run(kernel, args, opts)))
       return makeError(rendered(diags));
     return llvm::Error::success();

@@ -120,10 +120,10 @@ public:
                       llvm::function_ref<llvm::Error(mlir::tile::KernelOp)> fn);
   /// Runs the specialization `req` describes in the CPU interpreter on host
   /// tensors; returns the grid it ran. Faults are rendered like compile errors.
-  llvm::Expected<std::array<int64_t, 3>> interpret(const Program &program,
-                                                   const CompileRequest &req,
-                                                   llvm::ArrayRef<interp::Arg> args,
-                                                   unsigned threads, llvm::raw_ostream *out);
+  /// `padExtents`: interpret the program as code generation pads it.
+  llvm::Expected<std::array<int64_t, 3>>
+  interpret(const Program &program, const CompileRequest &req, llvm::ArrayRef<interp::Arg> args,
+            unsigned threads, llvm::raw_ostream *out, bool padExtents = false);
 
 private:
   std::unique_ptr<mlir::MLIRContext> ctx_;

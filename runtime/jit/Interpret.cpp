@@ -38,7 +38,7 @@ llvm::Expected<InterpretInfo> tessera::jit::interpret(const Program &program,
   req.dims = binding->dims;
   // One compiler (and MLIR context) for every interpretation in the process.
   static Compiler compiler;
-  auto grid = compiler.interpret(program, req, iargs, opts.threads, opts.out);
+  auto grid = compiler.interpret(program, req, iargs, opts.threads, opts.out, opts.padExtents);
   if (!grid)
     return grid.takeError();
   InterpretInfo info;

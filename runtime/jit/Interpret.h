@@ -27,6 +27,7 @@ struct InterpretOptions {
   std::map<std::string, int64_t> params; // tune overrides
   unsigned threads = 0;                  // 0: one per hardware thread
   llvm::raw_ostream *out = nullptr;      // print() output; null: stdout
+  bool padExtents = false;               // run the program as code generation pads it
 };
 
 struct InterpretInfo {

@@ -53,6 +53,8 @@ void addElementwiseCases(std::vector<ProgramCase> &out,
                          std::mt19937 &rng);                            // part of testProgramCases
 void addIndexedCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likewise
 void addAtomicCases(std::vector<ProgramCase> &out, std::mt19937 &rng);  // likewise
+/// Tile extents that are not powers of two (part of testProgramCases too).
+std::vector<ProgramCase> oddExtentCases();
 
 /// "" when `got` is within atol + rtol * |want| everywhere, else a summary.
 std::string closeTo(const std::string &what, const HostTensor &got, const std::vector<double> &want,

@@ -223,5 +223,7 @@ std::vector<ProgramCase> tessera::testutil::testProgramCases() {
   addIndexedCases(out, indexedRng);
   std::mt19937 atomicRng(1729);
   addAtomicCases(out, atomicRng);
+  for (ProgramCase &c : oddExtentCases())
+    out.push_back(std::move(c));
   return out;
 }

@@ -43,8 +43,10 @@ TEST_F(TileDialectTest, BuildKernelWithBuilder) {
   Value pid = tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0);
   auto tileTy = RankedTensorType::get({128}, b.getF32Type());
   Value v =
-      tile::LoadOp::create(b, loc, tileTy, k.getBody().getArgument(0), ValueRange{pid}, Value());
-  tile::StoreOp::create(b, loc, k.getBody().getArgument(1), ValueRange{pid}, v);
+      tile::LoadOp::create(b, loc, tileTy, k.getBody().getArgument(0), ValueRange{pid}, Value(),
+                           /*extents=*/nullptr);
+  tile::StoreOp::create(b, loc, k.getBody().getArgument(1), ValueRange{pid}, v,
+                        /*extents=*/nullptr);
   tile::ReturnOp::create(b, loc);
   EXPECT_TRUE(succeeded(verify(module))) << errors;
   module->erase();

@@ -5,7 +5,10 @@
 // operand's struct is the same tile element. Each element's offset is the sum
 // of its indices times the tensor's strides, computed in 64 bits; it is
 // accessed when every index is in [0, extent) (one unsigned compare each) and
-// its mask holds, with one predicated access per element. Stores write only
+// its mask holds, with one predicated access per element, or per run of
+// elements where the index math proves them contiguous, aligned and equally
+// masked (AxisInfo.h: one access of up to 16 bytes, as the block form makes).
+// Stores write only
 // from the thread that owns an element, as tile.store does. The atomics
 // (AtomicToLLVM.cpp) address their elements the same way.
 //
@@ -85,6 +88,13 @@ tessera::conversion::elementAccess(ConversionPatternRewriter &rw, Operation *op,
 
 namespace {
 
+/// The vector width chosen for `op` (kVectorAttr), 1 when absent or when it
+/// does not divide the thread's elements.
+unsigned vectorOf(Operation *op) {
+  auto attr = op->getAttrOfType<IntegerAttr>(kVectorAttr);
+  return attr && attr.getInt() > 1 ? (unsigned)attr.getInt() : 1;
+}
+
 struct GatherLowering : ConvertOpToLLVMPattern<tile::GatherOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(tile::GatherOp op, OpAdaptor adaptor,
@@ -101,9 +111,13 @@ struct GatherLowering : ConvertOpToLLVMPattern<tile::GatherOp> {
       pad = isa<FloatType>(eltTy)
                 ? (Value)LLVM::ConstantOp::create(rw, loc, eltTy, rw.getFloatAttr(eltTy, 0.0))
                 : LLVM::ConstantOp::create(rw, loc, eltTy, 0);
+    unsigned vec = vectorOf(op);
     SmallVector<Value> out;
-    for (size_t i = 0; i < acc->addr.size(); ++i)
-      out.push_back(predicatedLoad(rw, loc, acc->addr[i], acc->mask[i], eltTy, 1, {pad})[0]);
+    for (size_t i = 0; i < acc->addr.size(); i += vec) {
+      SmallVector<Value> pads(vec, pad);
+      auto vals = predicatedLoad(rw, loc, acc->addr[i], acc->mask[i], eltTy, vec, pads);
+      out.append(vals.begin(), vals.end());
+    }
     if (!isa<RankedTensorType>(op.getType()))
       rw.replaceOp(op, out[0]);
     else
@@ -130,8 +144,9 @@ struct ScatterLowering : ConvertOpToLLVMPattern<tile::ScatterOp> {
       return failure();
     SmallVector<Value> vals =
         tileTy ? unpack(rw, loc, adaptor.getValue()) : SmallVector<Value>{adaptor.getValue()};
-    for (size_t i = 0; i < acc->addr.size(); ++i)
-      predicatedStore(rw, loc, acc->addr[i], acc->mask[i], {vals[i]});
+    unsigned vec = vectorOf(op);
+    for (size_t i = 0; i < acc->addr.size(); i += vec)
+      predicatedStore(rw, loc, acc->addr[i], acc->mask[i], ArrayRef<Value>(vals).slice(i, vec));
     rw.eraseOp(op);
     return success();
   }

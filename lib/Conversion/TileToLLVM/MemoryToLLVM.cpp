@@ -1,8 +1,9 @@
 //===- MemoryToLLVM.cpp - tile.load and tile.store --------------*- C++ -*-===//
 //
 // Each element's tensor coordinate is the op's block coordinate times the tile
-// extent plus the element's coordinate in the tile (leading axes are indexed
-// directly); it is in bounds when 0 <= t < extent on every axis. Elements that
+// extent (the block extent of a padded tile) plus the element's coordinate in
+// the tile (leading axes are indexed directly); it is in bounds when
+// 0 <= t < extent on every axis and, in a padded tile, inside the block. Elements that
 // are contiguous along the tensor's last axis in one thread (sizePerThread of the
 // layout's fastest axis) move as one access of up to 16 bytes when the kernel was
 // specialized on aligned tensors (`tile.aligned`, default true: base 16-byte
@@ -33,11 +34,10 @@ Value tessera::conversion::ownsElement(OpBuilder &b, Location loc, const Distrib
   return own;
 }
 
-FailureOr<GlobalAccess> tessera::conversion::computeGlobalAccess(ConversionPatternRewriter &rw,
-                                                                 Operation *op, Value desc,
-                                                                 tile::GlobalTensorType tensor,
-                                                                 ValueRange coords, Type tileType,
-                                                                 bool forStore) {
+FailureOr<GlobalAccess>
+tessera::conversion::computeGlobalAccess(ConversionPatternRewriter &rw, Operation *op, Value desc,
+                                         tile::GlobalTensorType tensor, ValueRange coords,
+                                         Type tileType, bool forStore, ArrayRef<int64_t> extents) {
   Location loc = op->getLoc();
   unsigned r = tensor.getRank();
   auto tileTy = dyn_cast<RankedTensorType>(tileType);
@@ -88,17 +88,22 @@ FailureOr<GlobalAccess> tessera::conversion::computeGlobalAccess(ConversionPatte
   auto elemCoords = elementCoords(rw, loc, *dist, base4);
   // Stores: only the thread that owns an element writes it (ownsElement).
   auto owner = [&](size_t i) { return ownsElement(rw, loc, *dist, base4, i); };
-  // Block origins of the k tile axes.
+  // Block origins of the k tile axes: the block extents of a padded tile,
+  // whose elements past them are outside.
+  SmallVector<int64_t> block(extents.empty() ? tileTy.getShape() : extents);
   SmallVector<Value> origin;
   for (unsigned j = 0; j < k; ++j)
-    origin.push_back(
-        LLVM::MulOp::create(rw, loc, coords[r - k + j], i32Const(rw, loc, tileTy.getShape()[j])));
+    origin.push_back(LLVM::MulOp::create(rw, loc, coords[r - k + j], i32Const(rw, loc, block[j])));
   for (auto &c : elemCoords) {
     Value offset = leadOffset, mask = leadMask;
     for (unsigned j = 0; j < k; ++j) {
       unsigned d = r - k + j;
       Value t = LLVM::AddOp::create(rw, loc, origin[j], c[j]);
       mask = LLVM::AndOp::create(rw, loc, mask, inBounds(t, d));
+      if (block[j] < tileTy.getShape()[j])
+        mask = LLVM::AndOp::create(rw, loc, mask,
+                                   LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::slt, c[j],
+                                                        i32Const(rw, loc, block[j])));
       Value term = LLVM::SExtOp::create(rw, loc, i64, t);
       if (d + 1 < r)
         term = LLVM::MulOp::create(rw, loc, term, stride[d]);
@@ -115,7 +120,7 @@ FailureOr<GlobalAccess> tessera::conversion::computeGlobalAccess(ConversionPatte
   bool mayVectorize = !aligned || aligned.getValue();
   if (mayVectorize && dist->sliced.empty()) {
     unsigned vec = dist->contiguousRun();
-    while (vec > 1 && vec * storageBytes(eltTy) > 16)
+    while (vec > 1 && (vec * storageBytes(eltTy) > 16 || (k && block[k - 1] % vec)))
       vec /= 2;
     acc.vec = std::max(1u, vec);
   }
@@ -133,7 +138,7 @@ struct LoadLowering : ConvertOpToLLVMPattern<tile::LoadOp> {
     Type eltTy = tensor.getElementType();
     FailureOr<GlobalAccess> acc =
         computeGlobalAccess(rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(), op.getType(),
-                            /*forStore=*/false);
+                            /*forStore=*/false, op.getExtents().value_or(ArrayRef<int64_t>()));
     if (failed(acc))
       return failure();
     Value pad = adaptor.getPad();
@@ -162,9 +167,9 @@ struct StoreLowering : ConvertOpToLLVMPattern<tile::StoreOp> {
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto tensor = op.getTensor().getType();
-    FailureOr<GlobalAccess> acc =
-        computeGlobalAccess(rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(),
-                            op.getValue().getType(), /*forStore=*/true);
+    FailureOr<GlobalAccess> acc = computeGlobalAccess(
+        rw, op, adaptor.getTensor(), tensor, adaptor.getCoords(), op.getValue().getType(),
+        /*forStore=*/true, op.getExtents().value_or(ArrayRef<int64_t>()));
     if (failed(acc))
       return failure();
     SmallVector<Value> vals = isa<RankedTensorType>(op.getValue().getType())

@@ -34,6 +34,10 @@ void populateMathToNVVMPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &
 mlir::Value ownsElement(mlir::OpBuilder &b, mlir::Location loc, const Distribution &dist,
                         llvm::ArrayRef<mlir::Value> base, size_t i);
 
+/// The elements an element-addressed access moves at once (set on tile.gather
+/// and tile.scatter before the conversion, from analysis::elementAccessVector).
+constexpr const char *kVectorAttr = "tile.vector";
+
 /// The global address of every element of an element-addressed access
 /// (tile.gather, tile.scatter, the atomics) of type `access`, and whether it
 /// is accessed: its indices (converted operands `indices`, original values
@@ -58,11 +62,10 @@ struct GlobalAccess {
   llvm::SmallVector<mlir::Value> addr, mask; // per element
   unsigned vec = 1;                          // elements per access
 };
-mlir::FailureOr<GlobalAccess> computeGlobalAccess(mlir::ConversionPatternRewriter &rw,
-                                                  mlir::Operation *op, mlir::Value desc,
-                                                  mlir::tile::GlobalTensorType tensor,
-                                                  mlir::ValueRange coords, mlir::Type tileType,
-                                                  bool forStore);
+mlir::FailureOr<GlobalAccess>
+computeGlobalAccess(mlir::ConversionPatternRewriter &rw, mlir::Operation *op, mlir::Value desc,
+                    mlir::tile::GlobalTensorType tensor, mlir::ValueRange coords,
+                    mlir::Type tileType, bool forStore, llvm::ArrayRef<int64_t> extents = {});
 
 /// Stores the elements `vals` of a tile of `tile`'s layout into a shared slot
 /// of geometry `geo` at `slotPtr`, and loads such a tile back (ldmatrix for

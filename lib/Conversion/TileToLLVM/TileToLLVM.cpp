@@ -13,6 +13,7 @@
 // 32 * num_warps.
 //
 //===----------------------------------------------------------------------===//
+#include "lib/Analysis/AxisInfo.h"
 #include "lib/Conversion/Passes.h"
 #include "lib/Conversion/TileToLLVM/Patterns.h"
 
@@ -180,6 +181,14 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
     });
     if (unsupported.wasInterrupted())
       return signalPassFailure();
+
+    // How many elements each element-addressed access moves at once, from its
+    // index math (AxisInfo.h), before that math is lowered.
+    module.walk([&](Operation *op) {
+      if (isa<tile::GatherOp, tile::ScatterOp>(op))
+        op->setAttr(kVectorAttr, IntegerAttr::get(IntegerType::get(ctx, 64),
+                                                  tessera::analysis::elementAccessVector(op)));
+    });
 
     // ceildivsi and friends become plain arithmetic first.
     {

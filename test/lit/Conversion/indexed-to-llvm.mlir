@@ -52,3 +52,63 @@ tile.kernel @scatter(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i
   tile.scatter %x[%i], %v : !tile.tensor<?xf32>[tensor<64xi32, #blocked>], tensor<64xf32, #blocked>
   tile.return
 }
+
+// -----
+
+// Index math that proves runs contiguous and aligned (a multiple of 64 plus
+// arange, rows constant along the last axis, a mask against the last extent of
+// an aligned tensor) moves four f32 at once; an offset of +1 breaks the
+// alignment and each element is its own access again.
+// CHECK-LABEL: llvm.func @runs
+// CHECK: @p ld.global.v4.b32
+// CHECK: @p st.global.v4.b32
+// CHECK-NOT: ld.global.v4
+// CHECK: @p ld.global.b32
+#blocked = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #blocked}>
+#col = #tile.slice<{dim = 0, parent = #blocked}>
+tile.kernel @runs(%x: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?x?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %pid = tile.program_id 0
+  %c64 = arith.constant 64 : i32
+  %s = arith.muli %pid, %c64 : i32
+  %ss = tile.splat %s : tensor<64xi32, #col>
+  %ar = tile.arange : tensor<64xi32, #col>
+  %cols = arith.addi %ss, %ar : tensor<64xi32, #col>
+  %c2 = tile.expand_dims %cols axis 0 : tensor<64xi32, #col> -> tensor<1x64xi32, #blocked>
+  %cb = tile.broadcast %c2 : tensor<1x64xi32, #blocked> -> tensor<8x64xi32, #blocked>
+  %rows = tile.arange : tensor<8xi32, #row>
+  %r2 = tile.expand_dims %rows axis 1 : tensor<8xi32, #row> -> tensor<8x1xi32, #blocked>
+  %rb = tile.broadcast %r2 : tensor<8x1xi32, #blocked> -> tensor<8x64xi32, #blocked>
+  %n = tile.dim %x[1] : !tile.tensor<?x?xf32>
+  %ns = tile.splat %n : tensor<8x64xi32, #blocked>
+  %m = arith.cmpi slt, %cb, %ns : tensor<8x64xi32, #blocked>
+  %v = tile.gather %x[%rb, %cb] mask %m : tensor<8x64xi1, #blocked> : !tile.tensor<?x?xf32>[tensor<8x64xi32, #blocked>, tensor<8x64xi32, #blocked>] -> tensor<8x64xf32, #blocked>
+  tile.scatter %x[%rb, %cb], %v : !tile.tensor<?x?xf32>[tensor<8x64xi32, #blocked>, tensor<8x64xi32, #blocked>], tensor<8x64xf32, #blocked>
+  %c1 = arith.constant dense<1> : tensor<8x64xi32, #blocked>
+  %shifted = arith.addi %cb, %c1 : tensor<8x64xi32, #blocked>
+  %w = tile.gather %x[%rb, %shifted] : !tile.tensor<?x?xf32>[tensor<8x64xi32, #blocked>, tensor<8x64xi32, #blocked>] -> tensor<8x64xf32, #blocked>
+  tile.scatter %x[%rb, %cb], %w : !tile.tensor<?x?xf32>[tensor<8x64xi32, #blocked>, tensor<8x64xi32, #blocked>], tensor<8x64xf32, #blocked>
+  tile.return
+}
+
+// -----
+
+// Without the alignment specialization the same runs go element by element.
+// CHECK-LABEL: llvm.func @unaligned
+// CHECK-NOT: .v4.
+// CHECK: llvm.return
+#blocked = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+tile.kernel @unaligned(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i64, tile.aligned = false} grid {
+^bb0(%a: !tile.tensor<?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %ar = tile.arange : tensor<512xi32, #blocked>
+  %v = tile.gather %x[%ar] : !tile.tensor<?xf32>[tensor<512xi32, #blocked>] -> tensor<512xf32, #blocked>
+  tile.scatter %x[%ar], %v : !tile.tensor<?xf32>[tensor<512xi32, #blocked>], tensor<512xf32, #blocked>
+  tile.return
+}

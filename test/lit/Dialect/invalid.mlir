@@ -490,3 +490,16 @@ tile.kernel @k(%x: !tile.tensor<?xf16>) grid {
   %o = tile.atomic_cas %x[%i], %v, %v : !tile.tensor<?xf16>[i32], f16
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?xf32>) grid {
+^bb0(%a: !tile.tensor<?xf32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %p = tile.program_id 0
+  // expected-error @+1 {{'tile.load' op extents [80] must be from 1 to the tile's [64]}}
+  %t = tile.load %x[%p] {extents = array<i64: 80>} : !tile.tensor<?xf32> -> tensor<64xf32>
+  tile.return
+}

@@ -1,0 +1,223 @@
+//===- PadExtents.cpp - tile-pad-extents ------------------------*- C++ -*-===//
+//
+// Pads every tile extent that is not a power of two to the next one and masks
+// the padding where it could reach a result (Passes.td says where). Types
+// change in place, for op results and block arguments alike, so loop-carried
+// tiles and their loops agree; the masks are built from aranges compared with
+// the logical extents, broadcast to the padded shape. Assumes tile IR from the
+// frontend: dense constants are splats (zeros, full).
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEPADEXTENTS
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+SmallVector<int64_t> padded(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> out;
+  for (int64_t e : shape)
+    out.push_back((int64_t)llvm::PowerOf2Ceil(e));
+  return out;
+}
+
+class Padder {
+public:
+  explicit Padder(KernelOp kernel) : b_(kernel.getContext()) {}
+
+  /// The logical shape of every value whose type was padded.
+  DenseMap<Value, SmallVector<int64_t>> logical;
+
+  void padType(Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || llvm::all_of(t.getShape(), [](int64_t e) { return llvm::isPowerOf2_64(e); }))
+      return;
+    logical[v] = SmallVector<int64_t>(t.getShape());
+    v.setType(RankedTensorType::get(padded(t.getShape()), t.getElementType(), t.getEncoding()));
+  }
+
+  /// The shape `v` had before padding (its shape when it was not padded).
+  SmallVector<int64_t> logicalShape(Value v) {
+    auto it = logical.find(v);
+    if (it != logical.end())
+      return it->second;
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      return SmallVector<int64_t>(t.getShape());
+    return {};
+  }
+
+  /// A bool tile of `type`'s (padded) shape, true at the elements inside
+  /// `shape` along every axis; null when nothing is padded.
+  Value validMask(Location loc, RankedTensorType type, ArrayRef<int64_t> shape) {
+    Value mask;
+    int64_t rank = type.getRank();
+    auto i1Tile = RankedTensorType::get(type.getShape(), b_.getI1Type());
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t full = type.getDimSize(d);
+      if (shape[d] == full)
+        continue;
+      auto lineTy = RankedTensorType::get({full}, b_.getI32Type());
+      Value idx = ArangeOp::create(b_, loc, lineTy);
+      Value n = arith::ConstantOp::create(
+          b_, loc, DenseElementsAttr::get(lineTy, b_.getI32IntegerAttr(shape[d])));
+      Value in = arith::CmpIOp::create(b_, loc, arith::CmpIPredicate::slt, idx, n);
+      SmallVector<int64_t> cur = {full};
+      for (int64_t a = 0; a < rank; ++a) {
+        if (a == d)
+          continue;
+        cur.insert(cur.begin() + a, 1);
+        in = ExpandDimsOp::create(b_, loc, RankedTensorType::get(cur, b_.getI1Type()), in, a);
+      }
+      if (cur != SmallVector<int64_t>(type.getShape()))
+        in = BroadcastOp::create(b_, loc, i1Tile, in);
+      mask = mask ? (Value)arith::AndIOp::create(b_, loc, mask, in) : in;
+    }
+    return mask;
+  }
+
+  /// `x` with `fill` at the elements outside `shape`.
+  Value masked(Location loc, Value x, ArrayRef<int64_t> shape, TypedAttr fill) {
+    auto t = cast<RankedTensorType>(x.getType());
+    Value mask = validMask(loc, t, shape);
+    if (!mask)
+      return x;
+    Value f = arith::ConstantOp::create(
+        b_, loc,
+        DenseElementsAttr::get(RankedTensorType::get(t.getShape(), t.getElementType()), fill));
+    return arith::SelectOp::create(b_, loc, mask, x, f);
+  }
+
+  LogicalResult rewrite(Operation *op) {
+    b_.setInsertionPoint(op);
+    Location loc = op->getLoc();
+    if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+      auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+      auto t = dyn_cast<RankedTensorType>(cst.getType());
+      if (!dense || !t || !logical.count(cst.getResult()))
+        return success();
+      if (!dense.isSplat())
+        return op->emitError("a constant tile of extents that are not powers of two must be "
+                             "a splat");
+      cst.setValueAttr(DenseElementsAttr::get(t, dense.getSplatValue<Attribute>()));
+      return success();
+    }
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      if (logical.count(load.getResult()))
+        load.setExtents(logicalShape(load.getResult()));
+      return success();
+    }
+    if (auto store = dyn_cast<StoreOp>(op)) {
+      if (logical.count(store.getValue()))
+        store.setExtents(logicalShape(store.getValue()));
+      return success();
+    }
+    if (auto red = dyn_cast<ReduceOp>(op)) {
+      SmallVector<int64_t> shape = logicalShape(red.getSrc());
+      auto t = cast<RankedTensorType>(red.getSrc().getType());
+      if (shape[red.getAxis()] == t.getDimSize(red.getAxis()))
+        return success();
+      // Only the reduced axis needs the identity; other padded axes are
+      // carried along (their results are padding too).
+      SmallVector<int64_t> keep(t.getShape());
+      keep[red.getAxis()] = shape[red.getAxis()];
+      red.getSrcMutable().assign(masked(loc, red.getSrc(), keep, identity(red)));
+      return success();
+    }
+    if (auto dot = dyn_cast<DotOp>(op)) {
+      SmallVector<int64_t> a = logicalShape(dot.getA()), b = logicalShape(dot.getB());
+      auto at = cast<RankedTensorType>(dot.getA().getType());
+      if (a[1] == at.getDimSize(1))
+        return success();
+      // Zeros in both operands: 0 * (whatever the padding holds) could be NaN.
+      SmallVector<int64_t> aKeep(at.getShape()),
+          bKeep(cast<RankedTensorType>(dot.getB().getType()).getShape());
+      aKeep[1] = a[1];
+      bKeep[0] = b[0];
+      Type elt = at.getElementType();
+      TypedAttr zero = b_.getFloatAttr(elt, 0.0);
+      dot.getAMutable().assign(masked(loc, dot.getA(), aKeep, zero));
+      dot.getBMutable().assign(masked(loc, dot.getB(), bKeep, zero));
+      return success();
+    }
+    if (isa<GatherOp, ScatterOp, AtomicRMWOp, AtomicCASOp>(op)) {
+      Value access = isa<ScatterOp>(op) ? cast<ScatterOp>(op).getValue() : op->getResult(0);
+      auto t = dyn_cast<RankedTensorType>(access.getType());
+      if (!t || !logical.count(access))
+        return success();
+      Value valid = validMask(loc, cast<RankedTensorType>(t), logicalShape(access));
+      MutableOperandRange maskOperand = maskOf(op);
+      if (maskOperand.empty())
+        maskOperand.append(valid);
+      else
+        maskOperand[0].set(arith::AndIOp::create(b_, loc, maskOperand[0].get(), valid));
+      return success();
+    }
+    return success();
+  }
+
+private:
+  static MutableOperandRange maskOf(Operation *op) {
+    if (auto g = dyn_cast<GatherOp>(op))
+      return g.getMaskMutable();
+    if (auto s = dyn_cast<ScatterOp>(op))
+      return s.getMaskMutable();
+    if (auto a = dyn_cast<AtomicRMWOp>(op))
+      return a.getMaskMutable();
+    return cast<AtomicCASOp>(op).getMaskMutable();
+  }
+
+  TypedAttr identity(ReduceOp red) {
+    Type t = cast<RankedTensorType>(red.getSrc().getType()).getElementType();
+    bool isMax = red.getKind() == ReduceKind::max, isMin = red.getKind() == ReduceKind::min;
+    if (auto f = dyn_cast<FloatType>(t)) {
+      if (!isMax && !isMin)
+        return b_.getFloatAttr(t, 0.0);
+      return b_.getFloatAttr(t, APFloat::getInf(f.getFloatSemantics(), /*Negative=*/isMax));
+    }
+    unsigned bits = t.getIntOrFloatBitWidth();
+    if (isMax)
+      return b_.getIntegerAttr(t, APInt::getSignedMinValue(bits));
+    if (isMin)
+      return b_.getIntegerAttr(t, APInt::getSignedMaxValue(bits));
+    return b_.getIntegerAttr(t, 0);
+  }
+
+  OpBuilder b_;
+};
+
+struct TilePadExtents : tile::impl::TilePadExtentsBase<TilePadExtents> {
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    Padder padder(kernel);
+    // Types first (every value of the body), then the ops that need masks.
+    kernel.getBody().walk([&](Operation *op) {
+      for (Region &r : op->getRegions())
+        for (Block &b : r)
+          for (BlockArgument a : b.getArguments())
+            padder.padType(a);
+      for (Value v : op->getResults())
+        padder.padType(v);
+    });
+    if (padder.logical.empty())
+      return;
+    WalkResult res = kernel.getBody().walk([&](Operation *op) {
+      return failed(padder.rewrite(op)) ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (res.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,97 @@
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-pad-extents))' | FileCheck %s
+
+// Block loads and stores of a padded tile keep their block extents; element-
+// wise math just widens; splat constants are rebuilt at the padded shape.
+// CHECK-LABEL: tile.kernel @blocks
+// CHECK: arith.constant dense<2.000000e+00> : tensor<64xf32>
+// CHECK: %[[T:.*]] = tile.load %{{.*}}[%{{.*}}] {extents = array<i64: 48>} : <?xf32> -> tensor<64xf32>
+// CHECK: %[[U:.*]] = arith.mulf %[[T]], %{{.*}} : tensor<64xf32>
+// CHECK: tile.store %{{.*}}[%{{.*}}], %[[U]] {extents = array<i64: 48>} : <?xf32>, tensor<64xf32>
+tile.kernel @blocks(%x: !tile.tensor<?xf32>) grid {
+^bb0(%a: !tile.tensor<?xf32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %p = tile.program_id 0
+  %two = arith.constant dense<2.0> : tensor<48xf32>
+  %t = tile.load %x[%p] : !tile.tensor<?xf32> -> tensor<48xf32>
+  %u = arith.mulf %t, %two : tensor<48xf32>
+  tile.store %x[%p], %u : !tile.tensor<?xf32>, tensor<48xf32>
+  tile.return
+}
+
+// -----
+
+// A reduction along a padded axis sees its identity in the padding (-inf for
+// max, 0 for sum); along an unpadded axis nothing changes. Loop-carried tiles
+// are padded with their loops.
+// CHECK-LABEL: tile.kernel @reduce
+// CHECK: %[[IDX:.*]] = tile.arange : tensor<128xi32>
+// CHECK: %[[N:.*]] = arith.constant dense<80> : tensor<128xi32>
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[IDX]], %[[N]] : tensor<128xi32>
+// CHECK: %[[IN2:.*]] = tile.expand_dims %[[IN]] axis 0 : tensor<128xi1> -> tensor<1x128xi1>
+// CHECK: %[[M:.*]] = tile.broadcast %[[IN2]] : tensor<1x128xi1> -> tensor<8x128xi1>
+// CHECK: %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<8x128xf32>
+// CHECK: %[[S:.*]] = arith.select %[[M]], %{{.*}}, %[[NINF]] : tensor<8x128xi1>, tensor<8x128xf32>
+// CHECK: tile.reduce max %[[S]] axis 1 : tensor<8x128xf32> -> tensor<8xf32>
+// CHECK: scf.for {{.*}} -> (tensor<8x128xf32>)
+tile.kernel @reduce(%x: !tile.tensor<?x?xf32>) grid {
+^bb0(%a: !tile.tensor<?x?xf32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %t = tile.load %x[%c0, %c0] : !tile.tensor<?x?xf32> -> tensor<8x80xf32>
+  %m = tile.reduce max %t axis 1 : tensor<8x80xf32> -> tensor<8xf32>
+  %s = tile.reduce sum %t axis 0 : tensor<8x80xf32> -> tensor<80xf32>
+  %acc = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %t) -> (tensor<8x80xf32>) : i32 {
+    %n = arith.addf %a, %t : tensor<8x80xf32>
+    scf.yield %n : tensor<8x80xf32>
+  }
+  tile.store %x[%c0, %c0], %acc : !tile.tensor<?x?xf32>, tensor<8x80xf32>
+  tile.store %x[%c1, %c0], %s : !tile.tensor<?x?xf32>, tensor<80xf32>
+  tile.return
+}
+
+// -----
+
+// A dot whose K is padded sees zeros in the padded columns of A and rows of B.
+// CHECK-LABEL: tile.kernel @dot
+// CHECK: %[[A:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xi1>, tensor<64x64xbf16>
+// CHECK: %[[B:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x128xi1>, tensor<64x128xbf16>
+// CHECK: tile.dot %[[A]], %[[B]], %{{.*}} : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+tile.kernel @dot(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xf32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %a = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<48x48xbf16>
+  %b = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<48x80xbf16>
+  %z = arith.constant dense<0.0> : tensor<48x80xf32>
+  %d = tile.dot %a, %b, %z : tensor<48x48xbf16>, tensor<48x80xbf16> -> tensor<48x80xf32>
+  tile.store %y[%c0, %c0], %d : !tile.tensor<?x?xf32>, tensor<48x80xf32>
+  tile.return
+}
+
+// -----
+
+// Element accesses and atomics get the logical elements ANDed into their masks.
+// CHECK-LABEL: tile.kernel @indexed
+// CHECK: %[[V:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<64xi32>
+// CHECK: tile.gather %{{.*}}[%{{.*}}] mask %[[V]] : tensor<64xi1> : <?xi32>[tensor<64xi32>] -> tensor<64xi32>
+// CHECK: %[[AND:.*]] = arith.andi %{{.*}}, %{{.*}} : tensor<64xi1>
+// CHECK: tile.atomic_rmw add %{{.*}}[%{{.*}}], %{{.*}} mask %[[AND]] : tensor<64xi1>
+tile.kernel @indexed(%x: !tile.tensor<?xi32>) grid {
+^bb0(%a: !tile.tensor<?xi32>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %i = tile.arange : tensor<48xi32>
+  %v = tile.gather %x[%i] : !tile.tensor<?xi32>[tensor<48xi32>] -> tensor<48xi32>
+  %m = arith.constant dense<true> : tensor<48xi1>
+  %o = tile.atomic_rmw add %x[%v], %i mask %m : tensor<48xi1> : !tile.tensor<?xi32>[tensor<48xi32>], tensor<48xi32>
+  tile.return
+}
