@@ -128,4 +128,23 @@ def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [MemoryEffects<[MemRead, MemWrite]>
   let hasVerifier = 1;
 }
 
+def Tile_MultipleOfOp : Tile_Op<"multiple_of", [Pure, Elementwise,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "asserts that every element of an integer value is a multiple of a divisor";
+  let description = [{
+    Returns its operand. The program promises that every element is a
+    multiple of `divisor`, so that element accesses indexed by it (plus
+    `arange`) can move several elements at once (lib/Analysis/AxisInfo). The
+    interpreter checks the promise; a broken one is a fault at the op.
+
+    ```mlir
+    %s = tile.multiple_of %start {divisor = 8 : i64} : i32
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[I32, I64, StaticShapeTensorOf<[I32, I64]>]>:$value,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$divisor);
+  let results = (outs AnyTypeOf<[I32, I64, StaticShapeTensorOf<[I32, I64]>]>:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
 #endif // TILE_INDEXED_OPS_TD

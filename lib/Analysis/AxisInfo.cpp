@@ -89,6 +89,13 @@ private:
           return uniform(v, 1);
         })
         .Case([&](ConvertLayoutOp c) { return sub(c.getSrc()); })
+        .Case([&](MultipleOfOp m) -> AxisFacts {
+          AxisFacts f = sub(m.getValue());
+          // Every element is a multiple: the run starts are, and runs of one
+          // value keep their length.
+          f.divisibility = std::max(f.divisibility, pow2Divisor(m.getDivisor()));
+          return f;
+        })
         .Case<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp>(
             [&](Operation *op) { return sub(op->getOperand(0)); })
         .Case([&](ExpandDimsOp e) -> AxisFacts {

@@ -8,7 +8,7 @@
 // aligned at multiples of their length in the tile's last coordinate. They
 // come from the defining ops (arange, splat, constants, add, sub, mul,
 // expand_dims, broadcast, casts, compares, and/or, the last extent of an aligned
-// tensor); anything else knows nothing (1, 1, 1).
+// tensor, multiple_of promises); anything else knows nothing (1, 1, 1).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_ANALYSIS_AXISINFO_H

@@ -25,6 +25,7 @@ bool tessera::isBuiltinFunction(llvm::StringRef n) {
       .Cases({"dot", "sum", "max", "min", "abs", "maximum", "minimum", "where"}, true)
       .Cases({"cdiv", "next_pow2", "print", "range"}, true)
       .Cases({"atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas"}, true)
+      .Case("multiple_of", true)
       .Default(false);
 }
 
@@ -303,6 +304,27 @@ void Checker::checkCall(Expr &e) {
   }
   if (atomic) {
     checkAtomicCall(e);
+    return;
+  }
+  if (fn == "multiple_of") {
+    // multiple_of(x, n): x, promised to be a multiple of n everywhere.
+    if (!checkArity(e, 2, 2) || !value(*e.args[0]))
+      return;
+    Expr &x = *e.args[0];
+    if (x.type.dtype != DType::I32 && x.type.dtype != DType::I64) {
+      error(x.start(), "multiple_of() needs an i32 or i64 scalar or tile, got " + x.type.str());
+      return;
+    }
+    std::optional<int64_t> n = staticInt(*e.args[1], "the divisor of multiple_of()");
+    if (!n)
+      return;
+    if (*n <= 0) {
+      error(e.args[1]->start(),
+            "the divisor of multiple_of() must be positive, got " + std::to_string(*n));
+      return;
+    }
+    e.type = x.type;
+    e.type.literal = false;
     return;
   }
   if (fn == "dot") {

@@ -344,6 +344,10 @@ Value Emitter::emitCall(const Expr &e) {
     return emitElementAccess(e);
   if (fn.starts_with("atomic_"))
     return emitAtomic(e);
+  if (fn == "multiple_of") {
+    Value x = arg(0);
+    return tile::MultipleOfOp::create(b_, l, x.getType(), x, *e.args[1]->constant);
+  }
   if (fn == "load") {
     Value tensor = values_.lookup(e.args[0]->symbol);
     Value pad = e.kwargs.empty() ? Value() : emitExpr(*e.kwargs[0].value);

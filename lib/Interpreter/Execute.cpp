@@ -514,6 +514,17 @@ bool exec(const Body &body, Frame &f) {
     case Code::Scatter:
       scatter(inst, f);
       break;
+    case Code::MultipleOf: {
+      const Tile &v = f.in(inst, 0);
+      for (int64_t x : v.i)
+        if (x % inst.a != 0) {
+          f.fault = {inst.op, "multiple_of(" + std::to_string(inst.a) + ") does not hold: " +
+                                  std::to_string(x) + " is not a multiple of it"};
+          return false;
+        }
+      f.set(inst, f.slots[inst.in[0]]);
+      break;
+    }
     case Code::AtomicRMW:
     case Code::AtomicCAS:
       f.set(inst, atomic(inst, f, inst.code == Code::AtomicCAS));

@@ -66,6 +66,7 @@ enum class Code : uint16_t {
   Scatter,
   AtomicRMW,
   AtomicCAS,
+  MultipleOf,
   Dot,
   Reduce,
   Print,

@@ -327,6 +327,11 @@ private:
           inst.in.erase(inst.in.begin());
           return success();
         })
+        .Case([&](tile::MultipleOfOp m) {
+          inst.code = Code::MultipleOf;
+          inst.a = m.getDivisor();
+          return success();
+        })
         .Case([&](tile::DotOp) {
           inst.code = Code::Dot;
           return success();

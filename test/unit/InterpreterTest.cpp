@@ -189,6 +189,20 @@ TEST(InterpreterSemantics, DivisionByZeroIsALocatedError) {
   EXPECT_NE(err.find("integer division by zero (in program (0, 0, 0))"), std::string::npos) << err;
 }
 
+TEST(InterpreterSemantics, ABrokenMultipleOfPromiseIsALocatedError) {
+  std::vector<float> y(64, 0.0f);
+  std::string text = "kernel k(y: tensor<f32, [64]>, s: i32) {\n"
+                     "  let i = multiple_of(s, 8) + arange(8);\n"
+                     "  store(y[i], 1.0);\n}\n";
+  auto arg = [&] { return jit::HostTensorArg{y.data(), DType::F32, {64}}; };
+  EXPECT_EQ(runText(text, {arg(), jit::ScalarArg::of(16)}), "");
+  EXPECT_EQ(y[16], 1.0f);
+  std::string err = runText(text, {arg(), jit::ScalarArg::of(12)});
+  EXPECT_NE(err.find("test.tile:2:"), std::string::npos) << err;
+  EXPECT_NE(err.find("multiple_of(8) does not hold: 12 is not a multiple of it"), std::string::npos)
+      << err;
+}
+
 TEST(InterpreterSemantics, ArgumentsAreCheckedLikeOnTheGpu) {
   std::vector<float> x(10), y(12);
   std::string text =

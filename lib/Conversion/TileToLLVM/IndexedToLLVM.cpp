@@ -152,9 +152,19 @@ struct ScatterLowering : ConvertOpToLLVMPattern<tile::ScatterOp> {
   }
 };
 
+/// A promise for the analysis only: the value itself.
+struct MultipleOfLowering : ConvertOpToLLVMPattern<tile::MultipleOfOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::MultipleOfOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
+    rw.replaceOp(op, adaptor.getValue());
+    return success();
+  }
+};
+
 } // namespace
 
 void tessera::conversion::populateIndexedPatterns(TileTypeConverter &tc,
                                                   RewritePatternSet &patterns) {
-  patterns.add<GatherLowering, ScatterLowering>(tc);
+  patterns.add<GatherLowering, ScatterLowering, MultipleOfLowering>(tc);
 }

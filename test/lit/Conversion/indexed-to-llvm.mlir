@@ -112,3 +112,29 @@ tile.kernel @unaligned(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 :
   tile.scatter %x[%ar], %v : !tile.tensor<?xf32>[tensor<512xi32, #blocked>], tensor<512xf32, #blocked>
   tile.return
 }
+
+// -----
+
+// A start the analysis cannot see through (a scalar argument) moves element by
+// element, unless the program promises it is a multiple (tile.multiple_of).
+// CHECK-LABEL: llvm.func @promised
+// CHECK: @p ld.global.b32
+// CHECK: @p ld.global.v4.b32
+#blocked = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+tile.kernel @promised(%x: !tile.tensor<?xf32>, %s: i32) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?xf32>, %b: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %ar = tile.arange : tensor<512xi32, #blocked>
+  %ss = tile.splat %s : tensor<512xi32, #blocked>
+  %i = arith.addi %ss, %ar : tensor<512xi32, #blocked>
+  %v = tile.gather %x[%i] : !tile.tensor<?xf32>[tensor<512xi32, #blocked>] -> tensor<512xf32, #blocked>
+  %m = tile.multiple_of %s {divisor = 4 : i64} : i32
+  %ms = tile.splat %m : tensor<512xi32, #blocked>
+  %j = arith.addi %ms, %ar : tensor<512xi32, #blocked>
+  %w = tile.gather %x[%j] : !tile.tensor<?xf32>[tensor<512xi32, #blocked>] -> tensor<512xf32, #blocked>
+  %sum = arith.addf %v, %w : tensor<512xf32, #blocked>
+  tile.scatter %x[%ar], %sum : !tile.tensor<?xf32>[tensor<512xi32, #blocked>], tensor<512xf32, #blocked>
+  tile.return
+}

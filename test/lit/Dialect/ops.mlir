@@ -120,6 +120,7 @@ tile.kernel @indexed(%x: !tile.tensor<?x?xf32>) grid {
 // CHECK: tile.atomic_rmw add %{{[a-z0-9]+}}[%{{.*}}], %{{.*}} mask %{{.*}} : tensor<128xi1> : <?xi32>[tensor<128xi32>], tensor<128xi32>
 // CHECK: tile.atomic_rmw max %{{[a-z0-9]+}}[%{{.*}}], %{{.*}} : <?xi32>[i32], i32
 // CHECK: tile.atomic_cas %{{[a-z0-9]+}}[%{{.*}}], %{{.*}}, %{{.*}} : <?xi32>[tensor<128xi32>], tensor<128xi32>
+// CHECK: tile.multiple_of %{{.*}} {divisor = 8 : i64} : tensor<128xi32>
 tile.kernel @atomics(%h: !tile.tensor<?xi32>) grid {
 ^bb0(%a: !tile.tensor<?xi32>):
   %c = arith.constant 1 : i32
@@ -131,5 +132,6 @@ tile.kernel @atomics(%h: !tile.tensor<?xi32>) grid {
   %o = tile.atomic_rmw add %h[%i], %i mask %m : tensor<128xi1> : !tile.tensor<?xi32>[tensor<128xi32>], tensor<128xi32>
   %p = tile.atomic_rmw max %h[%s], %s : !tile.tensor<?xi32>[i32], i32
   %q = tile.atomic_cas %h[%i], %o, %i : !tile.tensor<?xi32>[tensor<128xi32>], tensor<128xi32>
+  %r = tile.multiple_of %i {divisor = 8 : i64} : tensor<128xi32>
   tile.return
 }
