@@ -119,11 +119,7 @@ void Checker::checkAtomicCall(Expr &e) {
     check(m);
     if (m.type.isError())
       return;
-    if (m.type.isVoid() || m.type.dtype != DType::Bool) {
-      error(m.start(), "mask must be bool, got " + m.type.str());
-      return;
-    }
-    if (!fitsAccess(*this, m, *shape, "mask"))
+    if (!checkMask(*this, m, *shape))
       return;
   }
   e.type = shape->empty() ? ValueType::scalar(dt) : ValueType::tile(dt, *shape);

@@ -99,6 +99,8 @@ public:
 bool checkCoords(Checker &c, Expr &list, const Symbol &t, llvm::StringRef fn);
 /// Checks that `x` (a mask or a value) broadcasts to the access shape.
 bool fitsAccess(Checker &c, Expr &x, llvm::ArrayRef<int64_t> access, llvm::StringRef what);
+/// Checks a (checked) mask of an element access: bool, fitting the access shape.
+bool checkMask(Checker &c, Expr &m, llvm::ArrayRef<int64_t> access);
 
 } // namespace sema
 } // namespace tessera

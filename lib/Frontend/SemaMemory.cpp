@@ -159,6 +159,15 @@ bool tessera::sema::fitsAccess(Checker &c, Expr &x, llvm::ArrayRef<int64_t> acce
   return fits;
 }
 
+/// Checks a checked mask: bool, broadcasting to the access shape.
+bool tessera::sema::checkMask(Checker &c, Expr &m, llvm::ArrayRef<int64_t> access) {
+  if (m.type.isVoid() || m.type.dtype != DType::Bool) {
+    c.error(m.start(), "mask must be bool, got " + m.type.str());
+    return false;
+  }
+  return fitsAccess(c, m, access, "mask");
+}
+
 void Checker::checkElementAccess(Expr &e) {
   bool isLoad = e.name == "load";
   size_t positional = isLoad ? 1 : 2;
@@ -195,12 +204,7 @@ void Checker::checkElementAccess(Expr &e) {
       error(v.start(), "this expression has no value");
       ok = false;
     } else if (kw.name == "mask") {
-      if (v.type.dtype != DType::Bool) {
-        error(v.start(), "mask must be bool, got " + v.type.str());
-        ok = false;
-      } else {
-        ok &= fitsAccess(*this, v, *shape, "mask");
-      }
+      ok &= checkMask(*this, v, *shape);
     } else if (!v.type.isScalar()) {
       error(v.start(), "pad must be a scalar, got " + v.type.str());
       ok = false;

@@ -191,14 +191,14 @@ void store(const Inst &inst, const Frame &f) {
   });
 }
 
-/// Visits every element of a gather or scatter: `fn(element, offset or -1
-/// when an index is outside the tensor or the mask is false)`. Operands: one
-/// index per axis, then (scatter) the value, then the mask when `inst.b & 1`.
-template <typename F> void forEachIndexed(const Inst &inst, const Frame &f, bool scatter, F fn) {
+/// Visits every element of a gather, scatter or atomic: `fn(element, offset
+/// or -1 when an index is outside the tensor or `mask` is false there)`. The
+/// indices are the first operands, one per axis.
+template <typename F>
+void forEachIndexed(const Inst &inst, const Frame &f, const Tile *mask, F fn) {
   const Arg &a = f.args[inst.a];
   size_t r = a.shape.size();
   llvm::SmallVector<int64_t, 4> strides = stridesOf(a);
-  const Tile *mask = inst.b & 1 ? &f.in(inst, r + (scatter ? 1 : 0)) : nullptr;
   int64_t n = f.in(inst, 0).size();
   for (int64_t e = 0; e < n; ++e) {
     bool inside = !mask || mask->i[e] != 0;
@@ -218,7 +218,9 @@ TileRef gather(const Inst &inst, const Frame &f) {
   auto out = std::make_shared<Tile>(inst.ek, inst.shape);
   bool fl = isFloatEK(inst.ek);
   const Tile *pad = inst.b & 2 ? &f.in(inst, r + (inst.b & 1)) : nullptr;
-  forEachIndexed(inst, f, /*scatter=*/false, [&](int64_t e, int64_t off) {
+  // Operands: the indices, then the mask (inst.b & 1), then the pad (inst.b & 2).
+  const Tile *mask = inst.b & 1 ? &f.in(inst, r) : nullptr;
+  forEachIndexed(inst, f, mask, [&](int64_t e, int64_t off) {
     if (fl)
       out->f[e] = off >= 0 ? readFloat(a, off) : pad ? pad->f[0] : 0.0f;
     else
@@ -231,8 +233,10 @@ TileRef gather(const Inst &inst, const Frame &f) {
 /// name one tensor element the later one's value stays.
 void scatter(const Inst &inst, const Frame &f) {
   const Arg &a = f.args[inst.a];
+  // Operands: the indices, the value, then the mask (inst.b & 1).
   const Tile &v = f.in(inst, a.shape.size());
-  forEachIndexed(inst, f, /*scatter=*/true, [&](int64_t e, int64_t off) {
+  const Tile *mask = inst.b & 1 ? &f.in(inst, a.shape.size() + 1) : nullptr;
+  forEachIndexed(inst, f, mask, [&](int64_t e, int64_t off) {
     if (off >= 0)
       writeElement(a, off, v, e);
   });
@@ -248,26 +252,17 @@ std::mutex atomicMutex;
 TileRef atomic(const Inst &inst, const Frame &f, bool cas) {
   const Arg &a = f.args[inst.a];
   size_t r = a.shape.size();
-  bool masked = inst.b & 1;
   auto kind = (mlir::tile::AtomicKind)(inst.b >> 1);
   const Tile &v = f.in(inst, r + (cas ? 1 : 0));
   const Tile *cmp = cas ? &f.in(inst, r) : nullptr;
-  const Tile *mask = masked ? &f.in(inst, inst.in.size() - 1) : nullptr;
+  const Tile *mask = inst.b & 1 ? &f.in(inst, inst.in.size() - 1) : nullptr;
   auto out = std::make_shared<Tile>(inst.ek, inst.shape);
   bool fl = isFloatEK(inst.ek);
-  llvm::SmallVector<int64_t, 4> strides = stridesOf(a);
   std::lock_guard<std::mutex> lock(atomicMutex);
   Tile next(inst.ek, {});
-  for (int64_t e = 0; e < out->size(); ++e) {
-    bool inside = !mask || mask->i[e] != 0;
-    int64_t off = 0;
-    for (size_t d = 0; d < r && inside; ++d) {
-      int64_t g = f.in(inst, d).i[e];
-      inside = g >= 0 && g < a.shape[d];
-      off += g * strides[d];
-    }
-    if (!inside)
-      continue;
+  forEachIndexed(inst, f, mask, [&](int64_t e, int64_t off) {
+    if (off < 0)
+      return;
     if (fl) {
       float old = readFloat(a, off), x = v.f[e];
       out->f[e] = old;
@@ -277,7 +272,7 @@ TileRef atomic(const Inst &inst, const Frame &f, bool cas) {
         std::memcpy(&ob, &old, 4);
         std::memcpy(&cb, &c, 4);
         if (ob != cb)
-          continue;
+          return;
         next.f[0] = x;
       } else {
         float n = kind == mlir::tile::AtomicKind::add ? old + x
@@ -293,7 +288,7 @@ TileRef atomic(const Inst &inst, const Frame &f, bool cas) {
       out->i[e] = old;
       if (cas) {
         if (old != cmp->i[e])
-          continue;
+          return;
         next.i[0] = x;
       } else {
         int64_t n = kind == mlir::tile::AtomicKind::add   ? (int64_t)((uint64_t)old + (uint64_t)x)
@@ -304,7 +299,7 @@ TileRef atomic(const Inst &inst, const Frame &f, bool cas) {
       }
     }
     writeElement(a, off, next, 0);
-  }
+  });
   return out;
 }
 

@@ -81,6 +81,14 @@ inline HostTensor rnd(std::mt19937 &rng, DType d, std::vector<int64_t> s, double
   t.random(rng, lo, hi);
   return t;
 }
+/// Uniform random integers in [lo, hi] (ids, indices, bins).
+inline HostTensor ints(std::mt19937 &rng, DType d, std::vector<int64_t> s, int64_t lo, int64_t hi) {
+  HostTensor t(d, std::move(s));
+  std::uniform_int_distribution<int64_t> u(lo, hi);
+  for (double &x : t.v)
+    x = (double)u(rng);
+  return t;
+}
 /// C = op(A) op(B) in float64; A is [m, k] ([k, m] when aT), B is [k, n] ([n, k] when bT).
 std::vector<double> matmulRef(const HostTensor &a, const HostTensor &b, int64_t m, int64_t n,
                               int64_t k, bool aT, bool bT = false);

@@ -17,14 +17,6 @@ using namespace tessera::testutil;
 
 namespace {
 
-HostTensor ints(std::mt19937 &rng, DType d, std::vector<int64_t> s, int64_t lo, int64_t hi) {
-  HostTensor t(d, std::move(s));
-  std::uniform_int_distribution<int64_t> u(lo, hi);
-  for (double &x : t.v)
-    x = (double)u(rng);
-  return t;
-}
-
 HostTensor filled(DType d, std::vector<int64_t> s, double v) {
   HostTensor t(d, std::move(s));
   std::fill(t.v.begin(), t.v.end(), v);

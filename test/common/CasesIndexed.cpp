@@ -17,14 +17,6 @@ using namespace tessera::testutil;
 
 namespace {
 
-HostTensor ints(std::mt19937 &rng, DType d, std::vector<int64_t> s, int64_t lo, int64_t hi) {
-  HostTensor t(d, std::move(s));
-  std::uniform_int_distribution<int64_t> u(lo, hi);
-  for (double &x : t.v)
-    x = (double)u(rng);
-  return t;
-}
-
 void stencils(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   for (auto [n, block] : {std::pair<int64_t, int64_t>{1000, 256}, {77, 128}}) {
     ProgramCase c{"stencil5_" + std::to_string(n) + "_b" + std::to_string(block),

@@ -20,12 +20,6 @@ using namespace tessera::conversion;
 
 namespace {
 
-Value zeroOf(OpBuilder &b, Location loc, Type t) {
-  if (isa<FloatType>(t))
-    return LLVM::ConstantOp::create(b, loc, t, b.getFloatAttr(t, 0.0));
-  return LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, 0));
-}
-
 /// `update(addr, i)` in the threads where `mask[i]` holds, else 0.
 template <typename F>
 SmallVector<Value> guarded(ConversionPatternRewriter &rw, Location loc, const ElementAccess &acc,
@@ -115,31 +109,43 @@ LLVM::AtomicBinOp binOp(tile::AtomicKind kind, Type t) {
 
 constexpr const char *kScope = "device";
 
+/// The elements of a tile operand (or the scalar itself).
+SmallVector<Value> elementsOf(ConversionPatternRewriter &rw, Location loc, Value v) {
+  return isa<LLVM::LLVMStructType>(v.getType()) ? unpack(rw, loc, v) : SmallVector<Value>{v};
+}
+
+/// Replaces the atomic `op` (tile.atomic_rmw or tile.atomic_cas): element i
+/// is updated by `update(address, i)` where it is accessed, and the op's
+/// result is the old values.
+template <typename OpTy, typename F>
+LogicalResult lowerAtomic(OpTy op, typename OpTy::Adaptor adaptor, ConversionPatternRewriter &rw,
+                          const TypeConverter &tc, F update) {
+  Type eltTy = op.getTensor().getType().getElementType();
+  FailureOr<ElementAccess> acc = elementAccess(
+      rw, op, adaptor.getTensor(), op.getTensor().getType(), adaptor.getIndices(), op.getIndices(),
+      adaptor.getMask(), op.getMask(), op.getType(), /*forStore=*/true);
+  if (failed(acc))
+    return failure();
+  SmallVector<Value> old = guarded(rw, op.getLoc(), *acc, eltTy, update);
+  FailureOr<Value> result = finish(rw, op, op.getType(), tc, old);
+  if (failed(result))
+    return failure();
+  rw.replaceOp(op, *result);
+  return success();
+}
+
 struct AtomicRMWLowering : ConvertOpToLLVMPattern<tile::AtomicRMWOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(tile::AtomicRMWOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
-    Type eltTy = op.getTensor().getType().getElementType();
-    FailureOr<ElementAccess> acc = elementAccess(
-        rw, op, adaptor.getTensor(), op.getTensor().getType(), adaptor.getIndices(),
-        op.getIndices(), adaptor.getMask(), op.getMask(), op.getType(), /*forStore=*/true);
-    if (failed(acc))
-      return failure();
-    bool isTile = isa<RankedTensorType>(op.getType());
-    SmallVector<Value> vals =
-        isTile ? unpack(rw, loc, adaptor.getValue()) : SmallVector<Value>{adaptor.getValue()};
-    LLVM::AtomicBinOp bin = binOp(op.getKind(), eltTy);
-    SmallVector<Value> old = guarded(rw, loc, *acc, eltTy, [&](Value addr, size_t i) {
+    SmallVector<Value> vals = elementsOf(rw, loc, adaptor.getValue());
+    LLVM::AtomicBinOp bin = binOp(op.getKind(), op.getTensor().getType().getElementType());
+    return lowerAtomic(op, adaptor, rw, *getTypeConverter(), [&](Value addr, size_t i) {
       return LLVM::AtomicRMWOp::create(rw, loc, bin, addr, vals[i], LLVM::AtomicOrdering::monotonic,
                                        kScope)
           .getResult();
     });
-    FailureOr<Value> result = finish(rw, op, op.getType(), *getTypeConverter(), old);
-    if (failed(result))
-      return failure();
-    rw.replaceOp(op, *result);
-    return success();
   }
 };
 
@@ -149,31 +155,20 @@ struct AtomicCASLowering : ConvertOpToLLVMPattern<tile::AtomicCASOp> {
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     Type eltTy = op.getTensor().getType().getElementType();
-    FailureOr<ElementAccess> acc = elementAccess(
-        rw, op, adaptor.getTensor(), op.getTensor().getType(), adaptor.getIndices(),
-        op.getIndices(), adaptor.getMask(), op.getMask(), op.getType(), /*forStore=*/true);
-    if (failed(acc))
-      return failure();
-    bool isTile = isa<RankedTensorType>(op.getType());
-    auto elems = [&](Value v) { return isTile ? unpack(rw, loc, v) : SmallVector<Value>{v}; };
-    SmallVector<Value> cmp = elems(adaptor.getCmp()), vals = elems(adaptor.getValue());
+    SmallVector<Value> cmp = elementsOf(rw, loc, adaptor.getCmp()),
+                       vals = elementsOf(rw, loc, adaptor.getValue());
     // cmpxchg compares integers: floats go through their bits.
     Type bits = rw.getIntegerType(eltTy.getIntOrFloatBitWidth());
     auto asBits = [&](Value v) {
       return isa<FloatType>(eltTy) ? (Value)LLVM::BitcastOp::create(rw, loc, bits, v) : v;
     };
-    SmallVector<Value> old = guarded(rw, loc, *acc, eltTy, [&](Value addr, size_t i) {
+    return lowerAtomic(op, adaptor, rw, *getTypeConverter(), [&](Value addr, size_t i) {
       auto pair = LLVM::AtomicCmpXchgOp::create(rw, loc, addr, asBits(cmp[i]), asBits(vals[i]),
                                                 LLVM::AtomicOrdering::monotonic,
                                                 LLVM::AtomicOrdering::monotonic, kScope);
       Value o = LLVM::ExtractValueOp::create(rw, loc, pair, 0);
       return isa<FloatType>(eltTy) ? (Value)LLVM::BitcastOp::create(rw, loc, eltTy, o) : o;
     });
-    FailureOr<Value> result = finish(rw, op, op.getType(), *getTypeConverter(), old);
-    if (failed(result))
-      return failure();
-    rw.replaceOp(op, *result);
-    return success();
   }
 };
 

@@ -108,9 +108,7 @@ struct GatherLowering : ConvertOpToLLVMPattern<tile::GatherOp> {
       return failure();
     Value pad = adaptor.getPad();
     if (!pad)
-      pad = isa<FloatType>(eltTy)
-                ? (Value)LLVM::ConstantOp::create(rw, loc, eltTy, rw.getFloatAttr(eltTy, 0.0))
-                : LLVM::ConstantOp::create(rw, loc, eltTy, 0);
+      pad = zeroOf(rw, loc, eltTy);
     unsigned vec = vectorOf(op);
     SmallVector<Value> out;
     for (size_t i = 0; i < acc->addr.size(); i += vec) {

@@ -143,9 +143,7 @@ struct LoadLowering : ConvertOpToLLVMPattern<tile::LoadOp> {
       return failure();
     Value pad = adaptor.getPad();
     if (!pad)
-      pad = isa<FloatType>(eltTy)
-                ? (Value)LLVM::ConstantOp::create(rw, loc, eltTy, rw.getFloatAttr(eltTy, 0.0))
-                : LLVM::ConstantOp::create(rw, loc, eltTy, 0);
+      pad = zeroOf(rw, loc, eltTy);
     SmallVector<Value> out;
     for (size_t i = 0; i < acc->addr.size(); i += acc->vec) {
       SmallVector<Value> pads(acc->vec, pad);

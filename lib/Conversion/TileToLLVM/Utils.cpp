@@ -63,6 +63,12 @@ Value tessera::conversion::pack(OpBuilder &b, Location loc, Type structType,
   return s;
 }
 
+Value tessera::conversion::zeroOf(OpBuilder &b, Location loc, Type t) {
+  if (isa<FloatType>(t))
+    return LLVM::ConstantOp::create(b, loc, t, b.getFloatAttr(t, 0.0));
+  return LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, 0));
+}
+
 Value tessera::conversion::i32Const(OpBuilder &b, Location loc, int64_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
 }

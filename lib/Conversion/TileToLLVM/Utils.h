@@ -35,6 +35,8 @@ mlir::Value pack(mlir::OpBuilder &b, mlir::Location loc, mlir::Type structType,
                  llvm::ArrayRef<mlir::Value> elems);
 
 mlir::Value i32Const(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+/// The zero of an integer or float element type (a load's default pad).
+mlir::Value zeroOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t);
 mlir::Value i64Const(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 
 /// %tid.x, and the lane and warp ids derived from it.
