@@ -1,9 +1,9 @@
 //===- TileIndexedOps.cpp - element-addressed memory ops --------*- C++ -*-===//
 //
-// The verifiers of tile.gather, tile.scatter and the atomics
-// (TileIndexedOps.td) for what ODS cannot say: one index per tensor axis,
-// indices, mask and the accessed tile of one shape, and the element types
-// each atomic supports.
+// The verifiers of tile.gather, tile.scatter, tile.async_gather and the
+// atomics (TileIndexedOps.td) for what ODS cannot say: one index per tensor
+// axis, indices, mask and the accessed tile (or slot) of one shape, the
+// element types each atomic supports, the sizes cp.async moves.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Tile/TileDialect.h"
@@ -44,6 +44,24 @@ LogicalResult verifyIndexed(Operation *op, GlobalTensorType tensor, ValueRange i
 
 LogicalResult GatherOp::verify() {
   return verifyIndexed(*this, getTensor().getType(), getIndices(), getMask(), getType());
+}
+
+LogicalResult AsyncGatherOp::verify() {
+  MemDescType dst = getDst().getType();
+  auto access = RankedTensorType::get(dst.getShape(), dst.getElementType());
+  // The indices carry the layout; compare shapes and element types only.
+  if (failed(verifyIndexed(*this, getTensor().getType(), getIndices(), getMask(), access)))
+    return failure();
+  if (dst.getRank() != 2)
+    return emitOpError() << "copies into a 2-D slot";
+  auto layout = dyn_cast_or_null<DistributedLayoutAttrInterface>(
+      cast<RankedTensorType>(getIndices()[0].getType()).getEncoding());
+  if (!layout)
+    return emitOpError() << "needs its indices in a distributed layout";
+  unsigned bytes = getVec() * (dst.getElementType().getIntOrFloatBitWidth() / 8);
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    return emitOpError() << "copies 4, 8 or 16 bytes at a time, got " << bytes;
+  return success();
 }
 
 LogicalResult ScatterOp::verify() {

@@ -67,6 +67,35 @@ def Tile_ScatterOp : Tile_Op<"scatter", [MemoryEffects<[MemWrite]>, AttrSizedOpe
   let hasVerifier = 1;
 }
 
+def Tile_AsyncGatherOp : Tile_Op<"async_gather", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "starts copying the elements of an element-addressed read into a shared slot";
+  let description = [{
+    Reads what `tile.gather %tensor[%indices] mask %mask` would read (elements
+    out of bounds or masked off become 0) and writes it into `dst`
+    asynchronously (cp.async), as `tile.async_copy` does for the block form:
+    each thread copies the elements the indices' layout gives it, in runs of
+    `vec` elements along the tensor's last axis, which the index math must
+    prove contiguous, aligned and equally masked (AxisInfo.h). With `pred`
+    false nothing is read and the slot is zero-filled. The data may be read
+    only after a `tile.async_wait` that covers the copy's group.
+
+    ```mlir
+    tile.async_gather %k[%page, %slot, %h, %d], %buf mask %live : tensor<64x128xi1> if %p
+        {vec = 8 : i32} : !tile.tensor<?x?x?x?xbf16>[tensor<64x128xi32, #blocked>, ...],
+        !tile.memdesc<64x128xbf16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_TensorType:$tensor, Variadic<Tile_IndexValue>:$indices,
+                       Tile_MemDescType:$dst, Optional<Tile_MaskValue>:$mask, Optional<I1>:$pred,
+                       I32Attr:$vec);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` `,` $dst (`mask` $mask^ `:` type($mask))? (`if` $pred^)? attr-dict `:`
+    type($tensor) `[` type($indices) `]` `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_AtomicKind : I32EnumAttr<"AtomicKind", "the update of an atomic read-modify-write", [
     I32EnumAttrCase<"add", 0>,
     I32EnumAttrCase<"max", 1>,

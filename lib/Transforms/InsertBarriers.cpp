@@ -143,8 +143,9 @@ private:
       s = out;
       return;
     }
-    if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
-      auto [lo, hi] = bufferOf(copy.getDst());
+    if (isa<AsyncCopyOp, AsyncGatherOp>(op)) {
+      auto [lo, hi] = bufferOf(isa<AsyncCopyOp>(op) ? cast<AsyncCopyOp>(op).getDst()
+                                                    : cast<AsyncGatherOp>(op).getDst());
       Access a{lo, hi, true};
       if (conflicts(s, a))
         barrierBefore(op, s, insert);

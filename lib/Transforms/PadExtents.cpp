@@ -1,7 +1,11 @@
 //===- PadExtents.cpp - tile-pad-extents ------------------------*- C++ -*-===//
 //
-// Pads every tile extent that is not a power of two to the next one and masks
-// the padding where it could reach a result (Passes.td says where). Types
+// Pads every tile extent that is not a power of two to the next one, and the
+// extents of a small tensor-core dot (f16/bf16 operands, f32 accumulator) up to
+// mma.sync's m16n8k16, and masks the padding where it could reach a result
+// (Passes.td says where). A padded extent is a property of the extent's value:
+// every tile axis of that extent in the kernel gets it, so shapes stay
+// consistent across element-wise ops, broadcasts and reductions. Types
 // change in place, for op results and block arguments alike, so loop-carried
 // tiles and their loops agree; the masks are built from aranges compared with
 // the logical extents, broadcast to the padded shape. Assumes tile IR from the
@@ -26,26 +30,60 @@ using namespace mlir::tile;
 
 namespace {
 
-SmallVector<int64_t> padded(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> out;
-  for (int64_t e : shape)
-    out.push_back((int64_t)llvm::PowerOf2Ceil(e));
-  return out;
+/// mma.sync's instruction shape for f16/bf16 operands with an f32
+/// accumulator, the one every supported target (sm_80 and later) has.
+constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
+
+/// The extents a dot below the instruction shape needs, as a minimum per
+/// logical extent: a dot of M = 4 (the query rows of one KV head in
+/// grouped-query decode) pads every extent 4 of the kernel to 16, so that the
+/// dot runs on tensor cores instead of FMA loops. Only where the padded dot
+/// gives every warp a fragment (TargetInfo::tensorCoreInstr), else padding
+/// would only multiply the FMA work.
+DenseMap<int64_t, int64_t> dotMinimums(KernelOp kernel) {
+  DenseMap<int64_t, int64_t> mins;
+  int64_t warps = kernel.getNumWarps();
+  kernel.walk([&](DotOp dot) {
+    auto a = cast<RankedTensorType>(dot.getA().getType());
+    auto c = cast<RankedTensorType>(dot.getResult().getType());
+    Type ab = a.getElementType();
+    if (!(ab.isF16() || ab.isBF16()) || !c.getElementType().isF32())
+      return;
+    int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
+    auto up = [](int64_t e, int64_t min) { return std::max((int64_t)llvm::PowerOf2Ceil(e), min); };
+    int64_t pm = up(m, kMmaM), pn = up(n, kMmaN);
+    if ((m >= kMmaM && n >= kMmaN) || pm * pn < kMmaM * kMmaN * warps)
+      return;
+    for (auto [e, min] : {std::pair{m, kMmaM}, {n, kMmaN}, {k, kMmaK}})
+      if (up(e, min) != (int64_t)llvm::PowerOf2Ceil(e))
+        mins[e] = std::max(mins.lookup(e), min);
+  });
+  return mins;
 }
 
 class Padder {
 public:
-  explicit Padder(KernelOp kernel) : b_(kernel.getContext()) {}
+  explicit Padder(KernelOp kernel) : b_(kernel.getContext()), mins_(dotMinimums(kernel)) {}
+
+  SmallVector<int64_t> padded(ArrayRef<int64_t> shape) const {
+    SmallVector<int64_t> out;
+    for (int64_t e : shape)
+      out.push_back(std::max((int64_t)llvm::PowerOf2Ceil(e), mins_.lookup(e)));
+    return out;
+  }
 
   /// The logical shape of every value whose type was padded.
   DenseMap<Value, SmallVector<int64_t>> logical;
 
   void padType(Value v) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
-    if (!t || llvm::all_of(t.getShape(), [](int64_t e) { return llvm::isPowerOf2_64(e); }))
+    if (!t)
+      return;
+    SmallVector<int64_t> shape = padded(t.getShape());
+    if (ArrayRef<int64_t>(shape) == t.getShape())
       return;
     logical[v] = SmallVector<int64_t>(t.getShape());
-    v.setType(RankedTensorType::get(padded(t.getShape()), t.getElementType(), t.getEncoding()));
+    v.setType(RankedTensorType::get(shape, t.getElementType(), t.getEncoding()));
   }
 
   /// The shape `v` had before padding (its shape when it was not padded).
@@ -195,6 +233,7 @@ private:
   }
 
   OpBuilder b_;
+  DenseMap<int64_t, int64_t> mins_; // dotMinimums
 };
 
 struct TilePadExtents : tile::impl::TilePadExtentsBase<TilePadExtents> {

@@ -22,7 +22,11 @@ def TilePadExtents : Pass<"tile-pad-extents", "::mlir::tile::KernelOp"> {
     logical elements into theirs, reductions along a padded axis see the
     reduction's identity in the padding, and a dot whose K is padded sees
     zeros in the padded columns of A and rows of B. Element-wise math on the
-    padding computes values nobody reads. Runs first, on tile IR without
+    padding computes values nobody reads. A dot of f16/bf16 operands below
+    mma.sync's m16n8k16 (the 4 to 8 query rows of grouped-query decode) pads
+    its small extents up to the instruction's, wherever that extent occurs in
+    the kernel, when the padded dot gives every warp a fragment: it then runs
+    on tensor cores instead of FMA loops. Runs first, on tile IR without
     layouts; the interpreter runs the unpadded program.
 
     ```mlir
@@ -96,7 +100,11 @@ def TileSoftwarePipeline : Pass<"tile-software-pipeline", "::mlir::tile::KernelO
     `tile.tensor_maps`). With `warp-specialize` (the pass option, or the
     kernel's `tile.warp_specialize` schedule option), a loop whose one
     warpgroup dot accumulates is split between a producer warpgroup and the
-    compute warps (PipelineTma.cpp).
+    compute warps (PipelineTma.cpp). Element-addressed loads (`tile.gather`)
+    whose indices and mask come from the induction variable, invariants and,
+    when the loop writes no global memory, other reads (a block table's page
+    numbers, read again for each copy ahead) are copied by cp.async too
+    (`tile.async_gather`) where the index math proves runs of 4 to 16 bytes.
 
     ```mlir
     scf.for %i = %lb to %ub step %s : i32 {

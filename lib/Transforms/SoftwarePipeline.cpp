@@ -40,6 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Transforms/SoftwarePipeline.h"
+#include "lib/Analysis/AxisInfo.h"
 #include "lib/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -59,9 +60,11 @@ using namespace mlir::tile::pipeline;
 
 namespace {
 
-/// The ops in `loop`'s body that `v` depends on, when they are pure and reach
-/// only the induction variable and values from outside; appended in order.
-bool coordinateSlice(scf::ForOp loop, Value v, llvm::SetVector<Operation *> &slice) {
+/// The ops in `loop`'s body that `v` depends on, when they are pure (or, with
+/// `reads`, global reads: the loop writes no global memory, so they may run
+/// earlier) and reach only the induction variable and values from outside;
+/// appended in order.
+bool coordinateSlice(scf::ForOp loop, Value v, llvm::SetVector<Operation *> &slice, bool reads) {
   if (v == loop.getInductionVar())
     return true;
   Operation *def = v.getDefiningOp();
@@ -69,13 +72,84 @@ bool coordinateSlice(scf::ForOp loop, Value v, llvm::SetVector<Operation *> &sli
     return !loop->isAncestor(v.getParentRegion()->getParentOp());
   if (!loop->isAncestor(def))
     return true;
-  if (def->getBlock() != loop.getBody() || def->getNumRegions() || !isPure(def))
+  bool movable = isPure(def) || (reads && isa<LoadOp, GatherOp>(def));
+  if (def->getBlock() != loop.getBody() || def->getNumRegions() || !movable)
     return false;
   for (Value o : def->getOperands())
-    if (!coordinateSlice(loop, o, slice))
+    if (!coordinateSlice(loop, o, slice, reads))
       return false;
   slice.insert(def);
   return true;
+}
+
+/// Whether nothing in `loop` writes global memory (shared memory aside).
+bool writesNoGlobal(scf::ForOp loop) {
+  WalkResult r = loop.getBody()->walk([](Operation *op) {
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface)
+      return op->getNumRegions() || isMemoryEffectFree(op) ? WalkResult::advance()
+                                                           : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (auto &e : effects)
+      if (isa<MemoryEffects::Write>(e.getEffect()) && !isa<SharedMemory>(e.getResource()))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !r.wasInterrupted();
+}
+
+bool isZero(Value pad) {
+  FloatAttr f;
+  IntegerAttr i;
+  return !pad || (matchPattern(pad, m_Constant(&f)) && f.getValue().isZero()) ||
+         (matchPattern(pad, m_Constant(&i)) && i.getValue().isZero());
+}
+
+/// The local_alloc (through a transpose) that stages `c`'s one-use tile in the
+/// loop body, read only as a tensor-core operand.
+bool stagedInLoop(scf::ForOp loop, Candidate &c) {
+  Operation *op = c.op();
+  if (!op->hasOneUse())
+    return false;
+  Operation *user = *op->getUsers().begin();
+  if (auto tr = dyn_cast<TransposeOp>(user)) {
+    if (!tr->hasOneUse())
+      return false;
+    c.transpose = tr;
+    user = *tr->getUsers().begin();
+  }
+  c.alloc = dyn_cast<LocalAllocOp>(user);
+  if (!c.alloc || c.alloc->getBlock() != loop.getBody())
+    return false;
+  return llvm::all_of(c.alloc->getUsers(),
+                      [](Operation *u) { return isa<LocalLoadOp, WarpgroupDotOp>(u); });
+}
+
+/// A gather copied ahead: its indices and mask computed from the induction
+/// variable, invariants and (when the loop writes no global memory) other
+/// reads, such as a block table's page numbers; runs cp.async can move.
+std::optional<Candidate> matchGather(scf::ForOp loop, GatherOp gather, bool reads) {
+  Candidate c;
+  c.gather = gather;
+  auto tile = dyn_cast<RankedTensorType>(gather.getType());
+  if (!tile || tile.getRank() != 2 || !isZero(gather.getPad()) || !stagedInLoop(loop, c))
+    return std::nullopt;
+  unsigned eltBytes = tile.getElementType().getIntOrFloatBitWidth() / 8;
+  c.vec = tessera::analysis::elementAccessVector(gather);
+  unsigned bytes = c.vec * eltBytes;
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    return std::nullopt;
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> inputs(gather.getIndices());
+  if (Value m = gather.getMask())
+    inputs.push_back(m);
+  for (Value v : inputs)
+    if (!coordinateSlice(loop, v, slice, reads))
+      return std::nullopt;
+  c.slice.assign(slice.begin(), slice.end());
+  llvm::sort(c.slice, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return c;
 }
 
 std::optional<Candidate> match(scf::ForOp loop, LoadOp load) {
@@ -83,29 +157,9 @@ std::optional<Candidate> match(scf::ForOp loop, LoadOp load) {
   c.load = load;
   auto tile = dyn_cast<RankedTensorType>(load.getType());
   // A padded tile (tile-pad-extents) is not the block its copy would move.
-  if (!tile || tile.getRank() != 2 || !load->hasOneUse() || load.getExtents())
+  if (!tile || tile.getRank() != 2 || load.getExtents() || !isZero(load.getPad()) ||
+      !stagedInLoop(loop, c))
     return std::nullopt;
-  if (Value pad = load.getPad()) {
-    FloatAttr f;
-    IntegerAttr i;
-    bool zero = (matchPattern(pad, m_Constant(&f)) && f.getValue().isZero()) ||
-                (matchPattern(pad, m_Constant(&i)) && i.getValue().isZero());
-    if (!zero)
-      return std::nullopt;
-  }
-  Operation *user = *load->getUsers().begin();
-  if (auto tr = dyn_cast<TransposeOp>(user)) {
-    if (!tr->hasOneUse())
-      return std::nullopt;
-    c.transpose = tr;
-    user = *tr->getUsers().begin();
-  }
-  c.alloc = dyn_cast<LocalAllocOp>(user);
-  if (!c.alloc || c.alloc->getBlock() != loop.getBody())
-    return std::nullopt;
-  for (Operation *u : c.alloc->getUsers())
-    if (!isa<LocalLoadOp, WarpgroupDotOp>(u))
-      return std::nullopt;
   // Runs along the tensor's last axis that cp.async can move.
   auto layout = dyn_cast_or_null<DistributedLayoutAttrInterface>(tile.getEncoding());
   if (!layout)
@@ -123,7 +177,7 @@ std::optional<Candidate> match(scf::ForOp loop, LoadOp load) {
     return std::nullopt;
   llvm::SetVector<Operation *> slice;
   for (Value coord : load.getCoords())
-    if (!coordinateSlice(loop, coord, slice))
+    if (!coordinateSlice(loop, coord, slice, /*reads=*/false))
       return std::nullopt;
   c.slice.assign(slice.begin(), slice.end());
   llvm::sort(c.slice, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
@@ -139,8 +193,15 @@ SmallVector<Value> mlir::tile::pipeline::coordsAt(OpBuilder &b, scf::ForOp loop,
   for (Operation *op : c.slice)
     b.clone(*op, map);
   SmallVector<Value> out;
-  for (Value v : c.load.getCoords())
+  if (c.load) {
+    for (Value v : c.load.getCoords())
+      out.push_back(map.lookupOrDefault(v));
+    return out;
+  }
+  for (Value v : c.gather.getIndices())
     out.push_back(map.lookupOrDefault(v));
+  if (Value m = c.gather.getMask())
+    out.push_back(map.lookupOrDefault(m));
   return out;
 }
 
@@ -194,10 +255,18 @@ scf::ForOp persistentParent(scf::ForOp loop) {
 void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInfo &target,
               bool mayWarpSpecialize) {
   SmallVector<Candidate> cands;
-  for (Operation &op : *loop.getBody())
+  bool reads = writesNoGlobal(loop), gathers = false;
+  for (Operation &op : *loop.getBody()) {
+    std::optional<Candidate> c;
     if (auto load = dyn_cast<LoadOp>(op))
-      if (std::optional<Candidate> c = match(loop, load))
-        cands.push_back(*c);
+      c = match(loop, load);
+    else if (auto gather = dyn_cast<GatherOp>(op))
+      c = matchGather(loop, gather, reads);
+    if (c) {
+      gathers |= (bool)c->gather;
+      cands.push_back(*c);
+    }
+  }
   if (cands.empty())
     return;
   WarpgroupDotOp asyncDot = asyncCandidate(loop, stages);
@@ -211,7 +280,7 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   for (Candidate &c : cands) {
     MemDescType staged = c.alloc.getType();
     auto enc = cast<SharedEncodingAttr>(staged.getEncoding());
-    auto tile = cast<RankedTensorType>(c.load.getType());
+    RankedTensorType tile = c.tileType();
     auto slot = MemDescType::get(ctx, tile.getShape(), tile.getElementType(),
                                  c.transpose ? enc.transposed() : enc);
     SmallVector<int64_t> shape{(int64_t)stages};
@@ -230,8 +299,10 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   TmaPipeline probe{loop, &cands, buffers, slotTypes, stages, Value()};
   probe.asyncDot = (bool)asyncDot;
   probe.outer = outer;
-  bool mayWarpSplit = asyncDot && mayWarpSpecialize && target.hasTMA() && canWarpSpecialize(probe);
-  bool tma = asyncDot && (!outer || mayWarpSplit) &&
+  // Gathers are copied by cp.async: TMA moves boxes, not rows at indices.
+  bool mayWarpSplit =
+      !gathers && asyncDot && mayWarpSpecialize && target.hasTMA() && canWarpSpecialize(probe);
+  bool tma = !gathers && asyncDot && (!outer || mayWarpSplit) &&
              useTma(loop, cands, slotTypes, target, mayWarpSplit ? outer : scf::ForOp());
   // Copies run S - 1 iterations ahead, into the slot the previous iteration
   // read. With an asynchronous dot, that slot's reader is complete only after
@@ -260,7 +331,13 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
     for (auto [c, buf, slotTy] : llvm::zip(cands, buffers, slotTypes)) {
       Value slot = MemDescIndexOp::create(b, loc, slotTy, buf, slotIndex);
       SmallVector<Value> coords = coordsAt(b, loop, c, iv);
-      if (tma)
+      if (c.gather) {
+        size_t rank = c.gather.getIndices().size();
+        Value mask = coords.size() > rank ? coords.back() : Value();
+        coords.resize(rank);
+        AsyncGatherOp::create(b, loc, c.gather.getTensor(), coords, slot, mask, pred,
+                              b.getI32IntegerAttr(c.vec));
+      } else if (tma)
         TmaCopyOp::create(b, loc, c.load.getTensor(), coords, slot, bars, slotIndex, pred,
                           b.getI32IntegerAttr(c.tmaMap));
       else
@@ -340,8 +417,18 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
     c.alloc.erase();
     if (c.transpose)
       c.transpose.erase();
-    c.load.erase();
+    c.op()->erase();
   }
+  // What only the copied loads used (a block table's page numbers: a read,
+  // which the lowering would not drop), last first.
+  llvm::SetVector<Operation *> slices;
+  for (Candidate &c : cands)
+    slices.insert(c.slice.begin(), c.slice.end());
+  SmallVector<Operation *> dead(slices.begin(), slices.end());
+  llvm::sort(dead, [](Operation *x, Operation *y) { return y->isBeforeInBlock(x); });
+  for (Operation *op : dead)
+    if (op->use_empty())
+      op->erase();
 }
 
 struct TileSoftwarePipeline : tile::impl::TileSoftwarePipelineBase<TileSoftwarePipeline> {

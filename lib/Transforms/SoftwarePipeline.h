@@ -19,18 +19,24 @@
 
 namespace mlir::tile::pipeline {
 
-/// A load the loop can copy ahead.
+/// A load the loop can copy ahead: a block load, or an element-addressed
+/// one (a gather, copied by cp.async only).
 struct Candidate {
   LoadOp load;
+  GatherOp gather;       // instead of `load`
   TransposeOp transpose; // null when the tile is staged as loaded
   LocalAllocOp alloc;
   SmallVector<Operation *> slice; // the coordinate computation, in order
   unsigned vec = 1;
   int64_t tmaMap = -1; // index into tile.tensor_maps when copied by TMA
+
+  Operation *op() { return load ? load.getOperation() : gather.getOperation(); }
+  RankedTensorType tileType() { return cast<RankedTensorType>(op()->getResult(0).getType()); }
 };
 
-/// The coordinates of `c`'s load at iteration `iv`, computed at `b`'s point;
-/// `outside` remaps values from outside the loop (a producer's copies of them).
+/// The coordinates of `c`'s load at iteration `iv` (a gather's indices, then
+/// its mask if it has one), computed at `b`'s point; `outside` remaps values
+/// from outside the loop (a producer's copies of them).
 SmallVector<Value> coordsAt(OpBuilder &b, scf::ForOp loop, Candidate &c, Value iv,
                             const IRMapping *outside = nullptr);
 

@@ -53,6 +53,7 @@ void addElementwiseCases(std::vector<ProgramCase> &out,
                          std::mt19937 &rng);                            // part of testProgramCases
 void addIndexedCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likewise
 void addAtomicCases(std::vector<ProgramCase> &out, std::mt19937 &rng);  // likewise
+void addDecodeCases(std::vector<ProgramCase> &out, std::mt19937 &rng);  // part of exampleCases
 /// Tile extents that are not powers of two (part of testProgramCases too).
 std::vector<ProgramCase> oddExtentCases();
 

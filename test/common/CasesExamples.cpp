@@ -292,5 +292,7 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   attention(out, rng, false, 1, 2, 77, 64);
   attention(out, rng, true, 1, 2, 256, 64);
   attention(out, rng, true, 2, 2, 200, 128);
+  std::mt19937 decodeRng(1616);
+  addDecodeCases(out, decodeRng);
   return out;
 }

@@ -5,7 +5,8 @@
 // the first launch of a new specialization (compile, load), and the host time
 // of a cached launch. Medians of CUDA-event timings after warm-up, on fresh
 // random inputs, outputs checked against a float64 CPU reference (sampled rows).
-// Prints one `BENCH` line per figure; exits 1 if a check fails.
+// Prints one `BENCH` line per figure; exits 1 if a check fails. With --decode
+// [DIR], decode attention instead (DecodeBench.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "test/gpu/GpuUtil.h"
@@ -87,7 +88,9 @@ bool checkSoftmaxRows(const DeviceTensor &x, const DeviceTensor &y, int64_t m, i
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  if (argc > 1 && std::string(argv[1]) == "--decode")
+    return decodeBenchMain(argc > 2 ? argv[2] : "");
   std::mt19937 rng(42);
   llvm::SmallString<128> cacheDir;
   if (llvm::sys::fs::createUniqueDirectory("tessera-bench-cache", cacheDir))

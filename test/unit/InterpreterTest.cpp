@@ -78,7 +78,16 @@ TEST_P(PaddedExtents, MatchesTheReference) {
   EXPECT_EQ(c.check(c.args), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Programs, PaddedExtents, ::testing::ValuesIn(oddExtentCases()),
+// Odd extents, and decode attention, whose dots of 4 and 12 query rows are
+// padded to 16 for the tensor cores.
+std::vector<ProgramCase> paddedCases() {
+  std::vector<ProgramCase> out = oddExtentCases();
+  std::mt19937 rng(1616);
+  addDecodeCases(out, rng);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, PaddedExtents, ::testing::ValuesIn(paddedCases()),
                          [](const auto &i) { return i.param.name; });
 
 TEST(InterpretCases, CoverEveryKernelOfEveryProgram) {

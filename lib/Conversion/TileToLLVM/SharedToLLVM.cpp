@@ -266,6 +266,53 @@ struct AsyncCopyLowering : ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
   }
 };
 
+/// The element-addressed twin of AsyncCopyLowering: addresses and masks as
+/// tile.gather computes them (elementAccess), destinations as the block copy's.
+struct AsyncGatherLowering : ConvertOpToLLVMPattern<tile::AsyncGatherOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::AsyncGatherOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    tile::MemDescType slot = op.getDst().getType();
+    Type elt = slot.getElementType();
+    auto tile = RankedTensorType::get(
+        slot.getShape(), elt, cast<RankedTensorType>(op.getIndices()[0].getType()).getEncoding());
+    FailureOr<ElementAccess> global =
+        elementAccess(rw, op, adaptor.getTensor(), op.getTensor().getType(), adaptor.getIndices(),
+                      op.getIndices(), adaptor.getMask(), op.getMask(), tile, /*forStore=*/false);
+    if (failed(global))
+      return failure();
+    unsigned vec = op.getVec();
+    FailureOr<SharedPlan> plan = vectorPlan(op, tile, slot.getGeometry());
+    if (failed(plan))
+      return failure();
+    if (!slot.getGeometry().rowMajor || plan->dist.offsets.size() % vec)
+      return op.emitError("internal compiler error: this async gather cannot move ")
+             << vec << " elements at a time";
+    unsigned bytes = vec * storageBytes(elt);
+    IRArith a{rw, loc};
+    auto [lane, warp] = laneAndWarp(rw, loc);
+    SmallVector<Value, 4> base = threadBaseOf(a, plan->dist, lane, warp);
+    for (size_t i = 0; i < plan->dist.offsets.size(); i += vec) {
+      SharedInstr in;
+      in.first = i;
+      in.elems = vec;
+      Value dst = byteOffset(rw, loc, adaptor.getDst(), laneOffset(a, *plan, in, base, base, lane));
+      Value mask = global->mask[i];
+      if (Value pred = adaptor.getPred())
+        mask = LLVM::AndOp::create(rw, loc, mask, pred);
+      Value srcBytes =
+          LLVM::SelectOp::create(rw, loc, mask, i32Const(rw, loc, bytes), i32Const(rw, loc, 0));
+      NVVM::CpAsyncOp::create(rw, loc, dst, global->addr[i], bytes,
+                              bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                          : NVVM::LoadCacheModifierKind::CA,
+                              srcBytes);
+    }
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
 template <typename OpTy> struct SyncLowering : ConvertOpToLLVMPattern<OpTy> {
   using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor,
@@ -287,6 +334,7 @@ template <typename OpTy> struct SyncLowering : ConvertOpToLLVMPattern<OpTy> {
 void tessera::conversion::populateSharedPatterns(TileTypeConverter &tc,
                                                  RewritePatternSet &patterns) {
   patterns.add<LocalAllocLowering, LocalStoreLowering, LocalLoadLowering, MemDescIndexLowering,
-               MemDescTransLowering, AsyncCopyLowering, SyncLowering<tile::AsyncCommitGroupOp>,
-               SyncLowering<tile::AsyncWaitOp>, SyncLowering<tile::BarrierOp>>(tc);
+               MemDescTransLowering, AsyncCopyLowering, AsyncGatherLowering,
+               SyncLowering<tile::AsyncCommitGroupOp>, SyncLowering<tile::AsyncWaitOp>,
+               SyncLowering<tile::BarrierOp>>(tc);
 }

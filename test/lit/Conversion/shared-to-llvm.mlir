@@ -75,3 +75,40 @@ tile.kernel @copy(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : i
   tile.store %a[%c0, %c0], %db : !tile.tensor<?x?xbf16>, tensor<64x128xbf16, #m>
   tile.return
 }
+
+// -----
+
+// An asynchronous gather: per run of 8 elements, the address from the index
+// tiles (64-bit offsets, one unsigned bounds compare per axis), the mask, and
+// a 16-byte cp.async whose source size is 0 where the run is out of bounds or
+// masked off; the destinations are the block copy's. 64x128 bf16 over 128
+// threads: 8 runs per thread.
+// CHECK-LABEL: llvm.func @gather_copy
+// CHECK: llvm.icmp "ult" %{{.*}}, %{{.*}} : i64
+// CHECK: %[[SZ:.*]] = llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, i32
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = {{ *}}cg, %[[SZ]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-COUNT-7: nvvm.cp.async.shared.global
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+#b = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#s = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+tile.kernel @gather_copy(%a: !tile.tensor<?x?xbf16>, %rows: !tile.tensor<?xi32>) attributes {tile.num_warps = 4 : i64, tile.shared_bytes = 49152 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?xi32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c1 = arith.constant 1 : i32
+  %true = arith.constant true
+  %buf = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<3x64x128xbf16, #s>
+  %slot = tile.memdesc_index %buf[%c1] : !tile.memdesc<3x64x128xbf16, #s> -> !tile.memdesc<64x128xbf16, #s>
+  %r = tile.arange : tensor<64xi32, #tile.slice<{dim = 1, parent = #b}>>
+  %r2 = tile.expand_dims %r axis 1 : tensor<64xi32, #tile.slice<{dim = 1, parent = #b}>> -> tensor<64x1xi32, #b>
+  %ri = tile.broadcast %r2 : tensor<64x1xi32, #b> -> tensor<64x128xi32, #b>
+  %c = tile.arange : tensor<128xi32, #tile.slice<{dim = 0, parent = #b}>>
+  %c2 = tile.expand_dims %c axis 0 : tensor<128xi32, #tile.slice<{dim = 0, parent = #b}>> -> tensor<1x128xi32, #b>
+  %ci = tile.broadcast %c2 : tensor<1x128xi32, #b> -> tensor<64x128xi32, #b>
+  %m = tile.splat %true : tensor<64x128xi1, #b>
+  tile.async_gather %a[%ri, %ci], %slot mask %m : tensor<64x128xi1, #b> if %true {vec = 8 : i32} : !tile.tensor<?x?xbf16>[tensor<64x128xi32, #b>, tensor<64x128xi32, #b>], !tile.memdesc<64x128xbf16, #s>
+  tile.async_commit_group
+  tile.return
+}

@@ -292,6 +292,36 @@ tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
 
 // -----
 
+#gb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %i = arith.constant dense<0> : tensor<64x64xi32, #gb>
+  %m = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  // expected-error @+1 {{'tile.async_gather' op copies 4, 8 or 16 bytes at a time, got 2}}
+  tile.async_gather %x[%i, %i], %m {vec = 1 : i32} : !tile.tensor<?x?xbf16>[tensor<64x64xi32, #gb>, tensor<64x64xi32, #gb>], !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  tile.return
+}
+
+// -----
+
+#gb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %i = arith.constant dense<0> : tensor<32x64xi32, #gb>
+  %m = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  // expected-error @+1 {{'tile.async_gather' op index 0 has type 'tensor<32x64xi32, #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>', not the shape of the access 'tensor<64x64xbf16>'}}
+  tile.async_gather %x[%i, %i], %m {vec = 8 : i32} : !tile.tensor<?x?xbf16>[tensor<32x64xi32, #gb>, tensor<32x64xi32, #gb>], !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  tile.return
+}
+
+// -----
+
 #sh = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
 #plain = #tile.shared<{swizzle = 0, vec = 8, order = [1, 0]}>
 #m3 = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>

@@ -77,3 +77,21 @@ tile.kernel @tma(%k: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{ar
   }
   tile.return
 }
+
+// -----
+
+// CHECK-LABEL: tile.kernel @gather_copy
+// CHECK: tile.async_gather %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} mask %{{.*}} : tensor<64x64xi1, #{{.*}}> if %{{.*}} {vec = 8 : i32} : <?x?xbf16>[tensor<64x64xi32, #{{.*}}>, tensor<64x64xi32, #{{.*}}>], !tile.memdesc<64x64xbf16, #{{.*}}>
+#gb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+tile.kernel @gather_copy(%x: !tile.tensor<?x?xbf16>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %true = arith.constant true
+  %i = arith.constant dense<0> : tensor<64x64xi32, #gb>
+  %k = arith.constant dense<true> : tensor<64x64xi1, #gb>
+  %m = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  tile.async_gather %x[%i, %i], %m mask %k : tensor<64x64xi1, #gb> if %true {vec = 8 : i32} : !tile.tensor<?x?xbf16>[tensor<64x64xi32, #gb>, tensor<64x64xi32, #gb>], !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  tile.return
+}

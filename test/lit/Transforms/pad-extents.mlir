@@ -95,3 +95,50 @@ tile.kernel @indexed(%x: !tile.tensor<?xi32>) grid {
   %o = tile.atomic_rmw add %x[%v], %i mask %m : tensor<48xi1> : !tile.tensor<?xi32>[tensor<48xi32>], tensor<48xi32>
   tile.return
 }
+
+// -----
+
+// A dot of 4 rows (grouped-query decode) pads every extent 4 of the kernel to
+// mma.sync's 16 rows, so that it runs on tensor cores: the load keeps its 4
+// rows (extents), the row statistics widen with it, the store writes 4 rows.
+// A dot whose padded shape would still leave a warp without a fragment keeps
+// its extents (@tiny below).
+// CHECK-LABEL: tile.kernel @small_dot
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] {extents = array<i64: 4, 64>} : <?x?xbf16> -> tensor<16x64xbf16>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x64xbf16>, tensor<64x128xbf16> -> tensor<16x128xf32>
+// CHECK: tile.reduce max %{{.*}} axis 1 : tensor<16x128xf32> -> tensor<16xf32>
+// CHECK: tile.store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} {extents = array<i64: 4, 128>} : <?x?xf32>, tensor<16x128xf32>
+// CHECK: tile.store %{{.*}}[%{{.*}}], %{{.*}} {extents = array<i64: 4>} : <?xf32>, tensor<16xf32>
+tile.kernel @small_dot(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>, %r: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xf32>, %c: !tile.tensor<?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %q = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<4x64xbf16>
+  %k = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x128xbf16>
+  %z = arith.constant dense<0.0> : tensor<4x128xf32>
+  %s = tile.dot %q, %k, %z : tensor<4x64xbf16>, tensor<64x128xbf16> -> tensor<4x128xf32>
+  %m = tile.reduce max %s axis 1 : tensor<4x128xf32> -> tensor<4xf32>
+  tile.store %y[%c0, %c0], %s : !tile.tensor<?x?xf32>, tensor<4x128xf32>
+  tile.store %r[%c0], %m : !tile.tensor<?xf32>, tensor<4xf32>
+  tile.return
+}
+
+// -----
+
+// CHECK-LABEL: tile.kernel @tiny
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x64xbf16>, tensor<64x16xbf16> -> tensor<4x16xf32>
+tile.kernel @tiny(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %q = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<4x64xbf16>
+  %k = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x16xbf16>
+  %z = arith.constant dense<0.0> : tensor<4x16xf32>
+  %s = tile.dot %q, %k, %z : tensor<4x64xbf16>, tensor<64x16xbf16> -> tensor<4x16xf32>
+  tile.store %y[%c0, %c0], %s : !tile.tensor<?x?xf32>, tensor<4x16xf32>
+  tile.return
+}

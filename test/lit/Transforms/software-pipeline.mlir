@@ -428,3 +428,111 @@ tile.kernel @unaligned(%a: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num
   }
   tile.return
 }
+
+// -----
+
+// A gather of paged rows (decode attention's K): its indices come from the
+// induction variable and a read of a block table, which the loop (writing no
+// global memory) lets run ahead: the page read is recomputed for each copy
+// (prologue and iteration i + 2) and the original, used by nothing else, goes.
+// The rows land by cp.async (tile.async_gather) with runs of 8 elements along
+// the contiguous head dimension; on sm_90a too (TMA moves boxes only).
+// CHECK-LABEL: tile.kernel @paged
+// CHECK: %[[BUF:.*]] = tile.local_alloc : () -> !tile.memdesc<3x64x128xbf16
+// CHECK: tile.gather %{{.*}}[%{{.*}}] mask
+// CHECK: tile.async_gather %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} mask %{{.*}} : tensor<64x128xi1, #{{.*}}> if %{{.*}} {vec = 8 : i32}
+// CHECK: tile.async_commit_group
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK-NEXT: tile.async_wait 1
+// CHECK: tile.gather %{{.*}}[%{{.*}}] mask
+// CHECK: tile.async_gather
+// CHECK: tile.async_commit_group
+// CHECK-NOT: tile.gather
+// CHECK: tile.local_load
+// CHECK: scf.yield
+// CHECK: tile.async_wait 0
+// TMA-LABEL: tile.kernel @paged
+// TMA-NOT: tile.tma_copy
+// TMA: tile.async_gather
+#blk = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #blk}>
+#col = #tile.slice<{dim = 0, parent = #blk}>
+#s = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#mma = #tile.mma<{version = 2, warpsPerCTA = [1, 4], instrShape = [16, 8]}>
+tile.kernel @paged(%k: !tile.tensor<?x?xbf16>, %table: !tile.tensor<?xi32>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.num_stages = 3 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?xi32>, %z: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %bn = arith.constant dense<64> : tensor<64xi32, #row>
+  %ps = arith.constant dense<16> : tensor<64xi32, #row>
+  %len = tile.splat %n : tensor<64xi32, #row>
+  %zero = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<16x64xf32, #mma>) : i32 {
+    %jj = tile.splat %j : tensor<64xi32, #row>
+    %base = arith.muli %jj, %bn : tensor<64xi32, #row>
+    %ar = tile.arange : tensor<64xi32, #row>
+    %tok = arith.addi %base, %ar : tensor<64xi32, #row>
+    %live = arith.cmpi slt, %tok, %len : tensor<64xi32, #row>
+    %pi = arith.divsi %tok, %ps : tensor<64xi32, #row>
+    %page = tile.gather %table[%pi] mask %live : tensor<64xi1, #row> : !tile.tensor<?xi32>[tensor<64xi32, #row>] -> tensor<64xi32, #row>
+    %slot = arith.remsi %tok, %ps : tensor<64xi32, #row>
+    %row16 = arith.muli %page, %ps : tensor<64xi32, #row>
+    %rowi = arith.addi %row16, %slot : tensor<64xi32, #row>
+    %r2 = tile.expand_dims %rowi axis 1 : tensor<64xi32, #row> -> tensor<64x1xi32, #blk>
+    %rows = tile.broadcast %r2 : tensor<64x1xi32, #blk> -> tensor<64x128xi32, #blk>
+    %d = tile.arange : tensor<128xi32, #col>
+    %d2 = tile.expand_dims %d axis 0 : tensor<128xi32, #col> -> tensor<1x128xi32, #blk>
+    %cols = tile.broadcast %d2 : tensor<1x128xi32, #blk> -> tensor<64x128xi32, #blk>
+    %l2 = tile.expand_dims %live axis 1 : tensor<64xi1, #row> -> tensor<64x1xi1, #blk>
+    %m = tile.broadcast %l2 : tensor<64x1xi1, #blk> -> tensor<64x128xi1, #blk>
+    %kt = tile.gather %k[%rows, %cols] mask %m : tensor<64x128xi1, #blk> : !tile.tensor<?x?xbf16>[tensor<64x128xi32, #blk>, tensor<64x128xi32, #blk>] -> tensor<64x128xbf16, #blk>
+    %a = tile.local_alloc %kt : (tensor<64x128xbf16, #blk>) -> !tile.memdesc<64x128xbf16, #s>
+    %b = tile.local_load %a : !tile.memdesc<64x128xbf16, #s> -> tensor<64x128xbf16, #blk>
+    scf.yield %acc : tensor<16x64xf32, #mma>
+  }
+  tile.return
+}
+
+// -----
+
+// A loop that stores to global memory may not read the block table ahead: the
+// gather stays synchronous.
+// CHECK-LABEL: tile.kernel @paged_writes
+// CHECK-NOT: tile.async_gather
+// CHECK: scf.for
+// CHECK: tile.gather %{{.*}}[%{{.*}}] mask
+// CHECK: tile.gather %{{.*}}[%{{.*}}, %{{.*}}]
+#blk = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #blk}>
+#col = #tile.slice<{dim = 0, parent = #blk}>
+#s = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+tile.kernel @paged_writes(%k: !tile.tensor<?x?xbf16>, %table: !tile.tensor<?xi32>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.num_stages = 3 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?xi32>, %z: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %len = tile.splat %n : tensor<64xi32, #row>
+  scf.for %j = %c0 to %n step %c1 : i32 {
+    %jj = tile.splat %j : tensor<64xi32, #row>
+    %ar = tile.arange : tensor<64xi32, #row>
+    %tok = arith.addi %jj, %ar : tensor<64xi32, #row>
+    %live = arith.cmpi slt, %tok, %len : tensor<64xi32, #row>
+    %page = tile.gather %table[%tok] mask %live : tensor<64xi1, #row> : !tile.tensor<?xi32>[tensor<64xi32, #row>] -> tensor<64xi32, #row>
+    tile.scatter %table[%tok], %tok mask %live : tensor<64xi1, #row> : !tile.tensor<?xi32>[tensor<64xi32, #row>], tensor<64xi32, #row>
+    %r2 = tile.expand_dims %page axis 1 : tensor<64xi32, #row> -> tensor<64x1xi32, #blk>
+    %rows = tile.broadcast %r2 : tensor<64x1xi32, #blk> -> tensor<64x128xi32, #blk>
+    %d = tile.arange : tensor<128xi32, #col>
+    %d2 = tile.expand_dims %d axis 0 : tensor<128xi32, #col> -> tensor<1x128xi32, #blk>
+    %cols = tile.broadcast %d2 : tensor<1x128xi32, #blk> -> tensor<64x128xi32, #blk>
+    %kt = tile.gather %k[%rows, %cols] : !tile.tensor<?x?xbf16>[tensor<64x128xi32, #blk>, tensor<64x128xi32, #blk>] -> tensor<64x128xbf16, #blk>
+    %a = tile.local_alloc %kt : (tensor<64x128xbf16, #blk>) -> !tile.memdesc<64x128xbf16, #s>
+    %b = tile.local_load %a : !tile.memdesc<64x128xbf16, #s> -> tensor<64x128xbf16, #blk>
+    scf.yield
+  }
+  tile.return
+}
