@@ -23,6 +23,7 @@ bool tessera::isBuiltinFunction(llvm::StringRef n) {
   return llvm::StringSwitch<bool>(n)
       .Cases({"program_id", "num_programs", "arange", "zeros", "full", "load", "store"}, true)
       .Cases({"dot", "sum", "max", "min", "abs", "maximum", "minimum", "where"}, true)
+      .Cases({"argmax", "argmin"}, true)
       .Cases({"cdiv", "next_pow2", "print", "range"}, true)
       .Cases({"atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas"}, true)
       .Case("multiple_of", true)
@@ -364,22 +365,24 @@ void Checker::checkCall(Expr &e) {
     e.type = result;
     return;
   }
-  if (fn == "sum" || fn == "max" || fn == "min") {
+  bool arg = fn == "argmax" || fn == "argmin";
+  if (fn == "sum" || fn == "max" || fn == "min" || arg) {
     if (!checkArity(e, 1, 2))
       return;
     Expr &x = *e.args[0];
     if (!value(x))
       return;
     if (!x.type.isTile()) {
-      error(x.start(), fn + "(x, axis) reduces a tile, got " + x.type.str() +
-                           (fn == "sum" ? "" : "; " + fn + "(a, b) of two scalars picks one"));
+      error(x.start(),
+            fn + "(x, axis) reduces a tile, got " + x.type.str() +
+                (fn == "sum" || arg ? "" : "; " + fn + "(a, b) of two scalars picks one"));
       return;
     }
     int64_t rank = x.type.shape.size(), axis = 0;
     if (e.args.size() == 2) {
       auto a = staticInt(*e.args[1], "the axis of " + fn + "()");
       if (!a) {
-        if (fn != "sum" && !e.args[1]->type.isError() &&
+        if ((fn == "max" || fn == "min") && !e.args[1]->type.isError() &&
             !(e.args[1]->type.isScalar() && isInt(e.args[1]->type.dtype)))
           diags_.note(e.loc, "for an element-wise " + fn + " of two tiles, use " +
                                  (fn == "min" ? "minimum" : "maximum") + "(a, b)");
@@ -401,7 +404,8 @@ void Checker::checkCall(Expr &e) {
     }
     llvm::SmallVector<int64_t, 4> shape(x.type.shape);
     shape.erase(shape.begin() + axis);
-    e.type = ValueType::tile(x.type.dtype, shape);
+    // argmax/argmin: the i32 index along the axis.
+    e.type = ValueType::tile(arg ? DType::I32 : x.type.dtype, shape);
     return;
   }
   if (fn == "abs" || llvm::is_contained(kUnaryFloat, fn)) {

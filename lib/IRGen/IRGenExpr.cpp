@@ -370,6 +370,11 @@ Value Emitter::emitCall(const Expr &e) {
     }
     return tile::DotOp::create(b_, l, typeOf(e.type), arg(0), arg(1), acc);
   }
+  if (fn == "argmax" || fn == "argmin") {
+    int64_t rank = e.args[0]->type.shape.size();
+    int64_t axis = e.args.size() == 2 ? *e.args[1]->constant : 0;
+    return emitArgReduce(e, arg(0), axis < 0 ? axis + rank : axis);
+  }
   bool reduction = (fn == "sum" || fn == "max" || fn == "min") && e.args[0]->type.isTile();
   if (reduction) {
     auto kind = fn == "sum"   ? tile::ReduceKind::sum
@@ -417,4 +422,62 @@ Value Emitter::emitCall(const Expr &e) {
     return nullptr;
   }
   return nullptr;
+}
+
+/// argmax/argmin as reductions the rest of the compiler already has: the
+/// extreme value along `axis`, then the smallest index holding it (the first,
+/// on ties); for floats, a NaN counts as the extreme (the first NaN wins, as in
+/// NumPy), whatever the extreme of the others.
+Value Emitter::emitArgReduce(const Expr &e, Value x, int64_t axis) {
+  Location l = loc(e.loc);
+  auto t = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> shape = t.getShape();
+  int64_t rank = shape.size(), n = shape[axis];
+  Type i32 = b_.getI32Type();
+  SmallVector<int64_t> reduced(shape);
+  reduced.erase(reduced.begin() + axis);
+  auto reducedType = [&](Type elt) -> Type {
+    return reduced.empty() ? elt : (Type)RankedTensorType::get(reduced, elt);
+  };
+  // A reduced value back at the full shape.
+  auto spread = [&](Value v) {
+    if (!reduced.empty()) {
+      SmallVector<int64_t> kept(shape);
+      kept[axis] = 1;
+      Type elt = cast<RankedTensorType>(v.getType()).getElementType();
+      v = tile::ExpandDimsOp::create(b_, l, RankedTensorType::get(kept, elt), v, axis);
+    }
+    return broadcastTo(v, shape, l);
+  };
+  bool isMax = e.name == "argmax";
+  Type elt = t.getElementType();
+  auto kind = isMax ? tile::ReduceKind::max : tile::ReduceKind::min;
+  Value extreme = spread(tile::ReduceOp::create(b_, l, reducedType(elt), kind, x, axis));
+  Value hit;
+  if (isa<FloatType>(elt)) {
+    Value eq = arith::CmpFOp::create(b_, l, arith::CmpFPredicate::OEQ, x, extreme);
+    Value nan = arith::CmpFOp::create(b_, l, arith::CmpFPredicate::UNO, x, x);
+    auto i32Tile = RankedTensorType::get(shape, i32);
+    Value nanCount = arith::ExtUIOp::create(b_, l, i32Tile, nan);
+    Value anyNan = spread(
+        tile::ReduceOp::create(b_, l, reducedType(i32), tile::ReduceKind::max, nanCount, axis));
+    Value zero = broadcastTo(arith::ConstantOp::create(b_, l, b_.getI32IntegerAttr(0)), shape, l);
+    Value some = arith::CmpIOp::create(b_, l, arith::CmpIPredicate::ne, anyNan, zero);
+    hit = arith::SelectOp::create(b_, l, some, nan, eq);
+  } else {
+    hit = arith::CmpIOp::create(b_, l, arith::CmpIPredicate::eq, x, extreme);
+  }
+  // The index along `axis`, at the full shape.
+  Value idx = tile::ArangeOp::create(b_, l, RankedTensorType::get({n}, i32));
+  SmallVector<int64_t> cur = {n};
+  for (int64_t a = 0; a < rank; ++a) {
+    if (a == axis)
+      continue;
+    cur.insert(cur.begin() + a, 1);
+    idx = tile::ExpandDimsOp::create(b_, l, RankedTensorType::get(cur, i32), idx, a);
+  }
+  idx = broadcastTo(idx, shape, l);
+  Value none = broadcastTo(arith::ConstantOp::create(b_, l, b_.getI32IntegerAttr(n)), shape, l);
+  Value cand = arith::SelectOp::create(b_, l, hit, idx, none);
+  return tile::ReduceOp::create(b_, l, reducedType(i32), tile::ReduceKind::min, cand, axis);
 }

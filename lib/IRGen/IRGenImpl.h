@@ -37,6 +37,7 @@ public:
   llvm::SmallVector<mlir::Value> blockIndices(mlir::ValueRange coords,
                                               llvm::ArrayRef<int64_t> shape, mlir::Location l);
   mlir::Value emitMath(const Expr &e, llvm::StringRef fn, mlir::Value x);
+  mlir::Value emitArgReduce(const Expr &e, mlir::Value x, int64_t axis);
   mlir::Value broadcastTo(mlir::Value v, llvm::ArrayRef<int64_t> shape, mlir::Location loc);
   mlir::Value scalarConst(DType t, double v, mlir::Location loc);
   mlir::Type typeOf(const ValueType &t);

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "test/common/Cases.h"
 
+#include <cmath>
+
 using namespace tessera;
 using namespace tessera::testutil;
 
@@ -211,6 +213,63 @@ void rowReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   }
 }
 
+/// argmax/argmin: ties (values on a coarse grid), NaNs in some rows, ragged
+/// widths; the first index of the extreme, a NaN's when a row has one.
+void argReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{33, 100}, {5, 1000}}) {
+    ProgramCase c{"row_argmax_m" + std::to_string(m) + "_n" + std::to_string(n),
+                  "test/programs/argmax.tile", "row_argmax"};
+    HostTensor x = ints(rng, DType::F32, {m, n}, -8, 8);
+    for (int64_t i = 0; i < m; i += 3) // a NaN in every third row
+      x.v[i * n + (i * 7) % n] = NAN;
+    x.v[1 * n + 0] = INFINITY; // -inf/inf at the edges
+    x.v[2 * n + n - 1] = -INFINITY;
+    c.args = {in("x", x), output("imax", DType::I32, {m}), output("imin", DType::I32, {m})};
+    exact(c, {1, 2});
+    c.check = [=](const std::vector<CaseArg> &a) {
+      std::vector<double> hi(m), lo(m);
+      for (int64_t i = 0; i < m; ++i) {
+        const double *row = a[0].t.v.data() + i * n;
+        int64_t h = 0, l = 0, nan = -1;
+        for (int64_t j = 0; j < n; ++j) {
+          if (std::isnan(row[j]) && nan < 0)
+            nan = j;
+          if (row[j] > row[h])
+            h = j;
+          if (row[j] < row[l])
+            l = j;
+        }
+        hi[i] = (double)(nan >= 0 ? nan : h);
+        lo[i] = (double)(nan >= 0 ? nan : l);
+      }
+      return closeTo("imax", a[1].t, hi, 0, 0) + closeTo("imin", a[2].t, lo, 0, 0);
+    };
+    out.push_back(std::move(c));
+  }
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{37, 100}, {64, 64}}) {
+    ProgramCase c{"col_argmin_m" + std::to_string(m) + "_n" + std::to_string(n),
+                  "test/programs/argmax.tile", "col_argmin"};
+    HostTensor x = ints(rng, DType::I32, {m, n}, -3, 3);
+    x.v[5 * n + 1] = 2147483647.0; // the padding's value, real: an index below M
+    for (int64_t i = 0; i < m; ++i)
+      x.v[i * n + 2] = 2147483647.0;
+    c.args = {in("x", x), output("out", DType::I32, {n})};
+    exact(c, {1});
+    c.check = [=](const std::vector<CaseArg> &a) {
+      std::vector<double> want(n);
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t l = 0;
+        for (int64_t i = 1; i < m; ++i)
+          if (a[0].t.v[i * n + j] < a[0].t.v[l * n + j])
+            l = i;
+        want[j] = (double)l;
+      }
+      return closeTo("out", a[1].t, want, 0, 0);
+    };
+    out.push_back(std::move(c));
+  }
+}
+
 } // namespace
 
 std::vector<ProgramCase> tessera::testutil::testProgramCases() {
@@ -225,5 +284,7 @@ std::vector<ProgramCase> tessera::testutil::testProgramCases() {
   addAtomicCases(out, atomicRng);
   for (ProgramCase &c : oddExtentCases())
     out.push_back(std::move(c));
+  std::mt19937 argRng(3141);
+  argReductions(out, argRng);
   return out;
 }
