@@ -54,8 +54,10 @@ DenseMap<int64_t, int64_t> dotMinimums(KernelOp kernel) {
     int64_t pm = up(m, kMmaM), pn = up(n, kMmaN);
     if ((m >= kMmaM && n >= kMmaN) || pm * pn < kMmaM * kMmaN * warps)
       return;
+    // Never extent 1: unit axes are how tiles broadcast (x[None, :]), and
+    // a [1, D] row would turn every one of them into 16.
     for (auto [e, min] : {std::pair{m, kMmaM}, {n, kMmaN}, {k, kMmaK}})
-      if (up(e, min) != (int64_t)llvm::PowerOf2Ceil(e))
+      if (e > 1 && up(e, min) != (int64_t)llvm::PowerOf2Ceil(e))
         mins[e] = std::max(mins.lookup(e), min);
   });
   return mins;
@@ -146,8 +148,8 @@ public:
       if (!dense || !t || !logical.count(cst.getResult()))
         return success();
       if (!dense.isSplat())
-        return op->emitError("a constant tile of extents that are not powers of two must be "
-                             "a splat");
+        return op->emitError("a constant tile whose extents are padded (not powers of two, "
+                             "or a small dot's) must be a splat");
       cst.setValueAttr(DenseElementsAttr::get(t, dense.getSplatValue<Attribute>()));
       return success();
     }

@@ -6,7 +6,8 @@
 // with ragged context lengths (0 included), page sizes below, equal to and
 // above the key block, one and several new tokens per sequence (speculative
 // decoding: R = T * G rows, 12 of them padded to 16), 1 to 3 splits and 2 to 4
-// pipeline stages (the paged K and V gathers copied ahead by cp.async);
+// pipeline stages (the paged K and V gathers copied ahead by cp.async), and
+// one query head per KV head (a single row);
 // decode_combine over random partials, some splits empty (-inf).
 //
 //===----------------------------------------------------------------------===//
@@ -157,4 +158,6 @@ void tessera::testutil::addDecodeCases(std::vector<ProgramCase> &out, std::mt199
   partial(out, rng, {2, 3, 8, 2, 128, 128, 2, 32, 2, {150, 5}});
   combine(out, rng, 3, 5, 1, 8, 64);
   combine(out, rng, 2, 1, 2, 4, 128);
+  // As many query heads as KV heads: one row per program, a dot of M = 1.
+  partial(out, rng, {2, 1, 2, 2, 64, 16, 2, 32, 3, {50, 17}});
 }

@@ -286,7 +286,8 @@ struct AsyncGatherLowering : ConvertOpToLLVMPattern<tile::AsyncGatherOp> {
     FailureOr<SharedPlan> plan = vectorPlan(op, tile, slot.getGeometry());
     if (failed(plan))
       return failure();
-    if (!slot.getGeometry().rowMajor || plan->dist.offsets.size() % vec)
+    if (!slot.getGeometry().rowMajor || plan->dist.offsets.size() % vec ||
+        plan->dist.contiguousRun() % vec)
       return op.emitError("internal compiler error: this async gather cannot move ")
              << vec << " elements at a time";
     unsigned bytes = vec * storageBytes(elt);

@@ -142,3 +142,27 @@ tile.kernel @tiny(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>) attribu
   tile.store %y[%c0, %c0], %s : !tile.tensor<?x?xf32>, tensor<4x16xf32>
   tile.return
 }
+
+// -----
+
+// A dot of one row (decode with as many query heads as KV heads) is not
+// padded: extent 1 is every broadcast axis of the kernel.
+// CHECK-LABEL: tile.kernel @one_row
+// CHECK: tile.expand_dims %{{.*}} axis 0 : tensor<64xf32> -> tensor<1x64xf32>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x64xbf16>, tensor<64x128xbf16> -> tensor<1x128xf32>
+tile.kernel @one_row(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %v = arith.constant dense<1.0> : tensor<64xf32>
+  %e = tile.expand_dims %v axis 0 : tensor<64xf32> -> tensor<1x64xf32>
+  %q = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<1x64xbf16>
+  %k = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x128xbf16>
+  %z = arith.constant dense<0.0> : tensor<1x128xf32>
+  %s = tile.dot %q, %k, %z : tensor<1x64xbf16>, tensor<64x128xbf16> -> tensor<1x128xf32>
+  tile.store %y[%c0, %c0], %s : !tile.tensor<?x?xf32>, tensor<1x128xf32>
+  tile.store %y[%c0, %c0], %e : !tile.tensor<?x?xf32>, tensor<1x64xf32>
+  tile.return
+}
