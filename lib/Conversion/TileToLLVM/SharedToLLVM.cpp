@@ -221,94 +221,78 @@ struct MemDescTransLowering : ConvertOpToLLVMPattern<tile::MemDescTransOp> {
   }
 };
 
+/// The cp.async copies of a tile of `tile`'s layout into `slot` (a slot of
+/// `dst`), `vec` elements at a time: element i comes from addr[i], where
+/// mask[i] (and `pred`) holds, else the run is zero-filled (source size 0).
+LogicalResult copyRuns(ConversionPatternRewriter &rw, Operation *op, RankedTensorType tile,
+                       tile::MemDescType slot, Value dst, ArrayRef<Value> addr,
+                       ArrayRef<Value> masks, Value pred, unsigned vec, bool runsProven) {
+  Location loc = op->getLoc();
+  FailureOr<SharedPlan> plan = vectorPlan(op, tile, slot.getGeometry());
+  if (failed(plan))
+    return failure();
+  if (!slot.getGeometry().rowMajor || !runsProven || plan->dist.offsets.size() % vec ||
+      plan->dist.contiguousRun() % vec)
+    return op->emitError("internal compiler error: this asynchronous copy cannot move ")
+           << vec << " elements at a time";
+  // The plan's runs may be longer than vec; each run is copied vec at a time.
+  unsigned bytes = vec * storageBytes(slot.getElementType());
+  IRArith a{rw, loc};
+  auto [lane, warp] = laneAndWarp(rw, loc);
+  SmallVector<Value, 4> base = threadBaseOf(a, plan->dist, lane, warp);
+  for (size_t i = 0; i < plan->dist.offsets.size(); i += vec) {
+    SharedInstr in;
+    in.first = i;
+    in.elems = vec;
+    Value to = byteOffset(rw, loc, dst, laneOffset(a, *plan, in, base, base, lane));
+    Value mask = masks[i];
+    if (pred)
+      mask = LLVM::AndOp::create(rw, loc, mask, pred);
+    Value srcBytes =
+        LLVM::SelectOp::create(rw, loc, mask, i32Const(rw, loc, bytes), i32Const(rw, loc, 0));
+    NVVM::CpAsyncOp::create(
+        rw, loc, to, addr[i], bytes,
+        bytes == 16 ? NVVM::LoadCacheModifierKind::CG : NVVM::LoadCacheModifierKind::CA, srcBytes);
+  }
+  return success();
+}
+
 struct AsyncCopyLowering : ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(tile::AsyncCopyOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
-    Location loc = op.getLoc();
     tile::MemDescType slot = op.getDst().getType();
-    Type elt = slot.getElementType();
-    auto tile = RankedTensorType::get(slot.getShape(), elt, op.getLayout());
+    auto tile = RankedTensorType::get(slot.getShape(), slot.getElementType(), op.getLayout());
     FailureOr<GlobalAccess> global =
         computeGlobalAccess(rw, op, adaptor.getTensor(), op.getTensor().getType(),
                             adaptor.getCoords(), tile, /*forStore=*/false);
-    if (failed(global))
+    if (failed(global) ||
+        failed(copyRuns(rw, op, tile, slot, adaptor.getDst(), global->addr, global->mask,
+                        adaptor.getPred(), op.getVec(), global->vec >= op.getVec())))
       return failure();
-    unsigned vec = op.getVec();
-    FailureOr<SharedPlan> plan = vectorPlan(op, tile, slot.getGeometry());
-    if (failed(plan))
-      return failure();
-    if (!slot.getGeometry().rowMajor || global->vec < vec)
-      return op.emitError("internal compiler error: this async copy cannot move ")
-             << vec << " elements at a time";
-    // The plan's runs may be longer than vec; each run is copied vec at a time.
-    unsigned bytes = vec * storageBytes(elt);
-    IRArith a{rw, loc};
-    auto [lane, warp] = laneAndWarp(rw, loc);
-    SmallVector<Value, 4> base = threadBaseOf(a, plan->dist, lane, warp);
-    for (size_t i = 0; i < plan->dist.offsets.size(); i += vec) {
-      SharedInstr in;
-      in.first = i;
-      in.elems = vec;
-      Value dst = byteOffset(rw, loc, adaptor.getDst(), laneOffset(a, *plan, in, base, base, lane));
-      Value mask = global->mask[i];
-      if (Value pred = adaptor.getPred())
-        mask = LLVM::AndOp::create(rw, loc, mask, pred);
-      Value srcBytes =
-          LLVM::SelectOp::create(rw, loc, mask, i32Const(rw, loc, bytes), i32Const(rw, loc, 0));
-      NVVM::CpAsyncOp::create(rw, loc, dst, global->addr[i], bytes,
-                              bytes == 16 ? NVVM::LoadCacheModifierKind::CG
-                                          : NVVM::LoadCacheModifierKind::CA,
-                              srcBytes);
-    }
     rw.eraseOp(op);
     return success();
   }
 };
 
 /// The element-addressed twin of AsyncCopyLowering: addresses and masks as
-/// tile.gather computes them (elementAccess), destinations as the block copy's.
+/// tile.gather computes them (elementAccess), destinations as the block copy's;
+/// the runs are the ones AxisInfo proved when the pipeliner chose `vec`.
 struct AsyncGatherLowering : ConvertOpToLLVMPattern<tile::AsyncGatherOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(tile::AsyncGatherOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
-    Location loc = op.getLoc();
     tile::MemDescType slot = op.getDst().getType();
-    Type elt = slot.getElementType();
-    auto tile = RankedTensorType::get(
-        slot.getShape(), elt, cast<RankedTensorType>(op.getIndices()[0].getType()).getEncoding());
+    auto tile =
+        RankedTensorType::get(slot.getShape(), slot.getElementType(),
+                              cast<RankedTensorType>(op.getIndices()[0].getType()).getEncoding());
     FailureOr<ElementAccess> global =
         elementAccess(rw, op, adaptor.getTensor(), op.getTensor().getType(), adaptor.getIndices(),
                       op.getIndices(), adaptor.getMask(), op.getMask(), tile, /*forStore=*/false);
-    if (failed(global))
+    if (failed(global) ||
+        failed(copyRuns(rw, op, tile, slot, adaptor.getDst(), global->addr, global->mask,
+                        adaptor.getPred(), op.getVec(), /*runsProven=*/true)))
       return failure();
-    unsigned vec = op.getVec();
-    FailureOr<SharedPlan> plan = vectorPlan(op, tile, slot.getGeometry());
-    if (failed(plan))
-      return failure();
-    if (!slot.getGeometry().rowMajor || plan->dist.offsets.size() % vec ||
-        plan->dist.contiguousRun() % vec)
-      return op.emitError("internal compiler error: this async gather cannot move ")
-             << vec << " elements at a time";
-    unsigned bytes = vec * storageBytes(elt);
-    IRArith a{rw, loc};
-    auto [lane, warp] = laneAndWarp(rw, loc);
-    SmallVector<Value, 4> base = threadBaseOf(a, plan->dist, lane, warp);
-    for (size_t i = 0; i < plan->dist.offsets.size(); i += vec) {
-      SharedInstr in;
-      in.first = i;
-      in.elems = vec;
-      Value dst = byteOffset(rw, loc, adaptor.getDst(), laneOffset(a, *plan, in, base, base, lane));
-      Value mask = global->mask[i];
-      if (Value pred = adaptor.getPred())
-        mask = LLVM::AndOp::create(rw, loc, mask, pred);
-      Value srcBytes =
-          LLVM::SelectOp::create(rw, loc, mask, i32Const(rw, loc, bytes), i32Const(rw, loc, 0));
-      NVVM::CpAsyncOp::create(rw, loc, dst, global->addr[i], bytes,
-                              bytes == 16 ? NVVM::LoadCacheModifierKind::CG
-                                          : NVVM::LoadCacheModifierKind::CA,
-                              srcBytes);
-    }
     rw.eraseOp(op);
     return success();
   }
