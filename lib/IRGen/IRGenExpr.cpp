@@ -41,6 +41,18 @@ Value Emitter::broadcastTo(Value v, ArrayRef<int64_t> shape, Location l) {
   return tile::SplatOp::create(b_, l, RankedTensorType::get(shape, v.getType()), v);
 }
 
+Value Emitter::alongAxis(Value line, ArrayRef<int64_t> shape, int64_t axis, Location l) {
+  Type elt = cast<RankedTensorType>(line.getType()).getElementType();
+  SmallVector<int64_t> cur = {shape[axis]};
+  for (int64_t a = 0; a < (int64_t)shape.size(); ++a) {
+    if (a == axis)
+      continue;
+    cur.insert(cur.begin() + a, 1);
+    line = tile::ExpandDimsOp::create(b_, l, RankedTensorType::get(cur, elt), line, a);
+  }
+  return broadcastTo(line, shape, l);
+}
+
 Value Emitter::emitConstant(const Expr &e) {
   Location l = loc(e.loc);
   Type type = toMLIRType(e.type.dtype, ctx_);
@@ -237,14 +249,7 @@ SmallVector<Value> Emitter::blockIndices(ValueRange coords, ArrayRef<int64_t> sh
     auto lineTy = RankedTensorType::get({shape[j]}, i32);
     Value v = arith::AddIOp::create(b_, l, broadcastTo(origin, {shape[j]}, l),
                                     tile::ArangeOp::create(b_, l, lineTy));
-    SmallVector<int64_t> cur = {shape[j]};
-    for (size_t a = 0; a < k; ++a) {
-      if (a == j)
-        continue;
-      cur.insert(cur.begin() + a, 1);
-      v = tile::ExpandDimsOp::create(b_, l, RankedTensorType::get(cur, i32), v, (int64_t)a);
-    }
-    out.push_back(broadcastTo(v, shape, l));
+    out.push_back(alongAxis(v, shape, j, l));
   }
   return out;
 }
@@ -432,7 +437,7 @@ Value Emitter::emitArgReduce(const Expr &e, Value x, int64_t axis) {
   Location l = loc(e.loc);
   auto t = cast<RankedTensorType>(x.getType());
   ArrayRef<int64_t> shape = t.getShape();
-  int64_t rank = shape.size(), n = shape[axis];
+  int64_t n = shape[axis];
   Type i32 = b_.getI32Type();
   SmallVector<int64_t> reduced(shape);
   reduced.erase(reduced.begin() + axis);
@@ -468,15 +473,8 @@ Value Emitter::emitArgReduce(const Expr &e, Value x, int64_t axis) {
     hit = arith::CmpIOp::create(b_, l, arith::CmpIPredicate::eq, x, extreme);
   }
   // The index along `axis`, at the full shape.
-  Value idx = tile::ArangeOp::create(b_, l, RankedTensorType::get({n}, i32));
-  SmallVector<int64_t> cur = {n};
-  for (int64_t a = 0; a < rank; ++a) {
-    if (a == axis)
-      continue;
-    cur.insert(cur.begin() + a, 1);
-    idx = tile::ExpandDimsOp::create(b_, l, RankedTensorType::get(cur, i32), idx, a);
-  }
-  idx = broadcastTo(idx, shape, l);
+  Value idx =
+      alongAxis(tile::ArangeOp::create(b_, l, RankedTensorType::get({n}, i32)), shape, axis, l);
   Value none = broadcastTo(arith::ConstantOp::create(b_, l, b_.getI32IntegerAttr(n)), shape, l);
   Value cand = arith::SelectOp::create(b_, l, hit, idx, none);
   return tile::ReduceOp::create(b_, l, reducedType(i32), tile::ReduceKind::min, cand, axis);

@@ -39,6 +39,9 @@ public:
   mlir::Value emitMath(const Expr &e, llvm::StringRef fn, mlir::Value x);
   mlir::Value emitArgReduce(const Expr &e, mlir::Value x, int64_t axis);
   mlir::Value broadcastTo(mlir::Value v, llvm::ArrayRef<int64_t> shape, mlir::Location loc);
+  /// A 1-D tile laid along `axis` of `shape` (unit axes elsewhere), broadcast to it.
+  mlir::Value alongAxis(mlir::Value line, llvm::ArrayRef<int64_t> shape, int64_t axis,
+                        mlir::Location loc);
   mlir::Value scalarConst(DType t, double v, mlir::Location loc);
   mlir::Type typeOf(const ValueType &t);
   mlir::Location loc(SourceLoc l) { return mlir::FileLineColLoc::get(fileAttr_, l.line, l.col); }

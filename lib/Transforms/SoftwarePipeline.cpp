@@ -99,11 +99,9 @@ bool writesNoGlobal(scf::ForOp loop) {
   return !r.wasInterrupted();
 }
 
+/// No pad, or a zero one (+0.0, -0.0 or 0): what cp.async's zero fill writes.
 bool isZero(Value pad) {
-  FloatAttr f;
-  IntegerAttr i;
-  return !pad || (matchPattern(pad, m_Constant(&f)) && f.getValue().isZero()) ||
-         (matchPattern(pad, m_Constant(&i)) && i.getValue().isZero());
+  return !pad || matchPattern(pad, m_AnyZeroFloat()) || matchPattern(pad, m_Zero());
 }
 
 /// The local_alloc (through a transpose) that stages `c`'s one-use tile in the

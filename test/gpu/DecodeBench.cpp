@@ -18,7 +18,7 @@
 // SDPA comparison of scripts/device-run.
 //
 //===----------------------------------------------------------------------===//
-#include "test/gpu/GpuUtil.h"
+#include "test/gpu/BenchUtil.h"
 
 #include "runtime/autotune/Tuner.h"
 #include "runtime/bench/Compare.h"
@@ -35,21 +35,6 @@ using namespace tessera;
 using namespace tessera::gputest;
 
 namespace {
-
-[[noreturn]] void die(llvm::Error e) {
-  int status = cuda::isEnvironmentError(e) ? 2 : 1;
-  fprintf(stderr, "tessera-gpu-bench --decode: %s\n", llvm::toString(std::move(e)).c_str());
-  exit(status);
-}
-template <typename T> T must(llvm::Expected<T> v) {
-  if (!v)
-    die(v.takeError());
-  return std::move(*v);
-}
-void must(llvm::Error e) {
-  if (e)
-    die(std::move(e));
-}
 
 /// bf16 bits of uniform values in [-2, 2), fast enough for a gigabyte.
 struct Bf16Source {
@@ -158,7 +143,9 @@ bool run(jit::Runtime &rt, const jit::Program &prog, const Scenario &sc, double 
   std::map<std::string, int64_t> bestParams;
   int64_t bestS = 1;
   for (int64_t s : splits) {
-    auto [partialArgs, combineArgs] = argsFor(s);
+    // Named references, not a structured binding: the timed lambda captures them.
+    auto args = argsFor(s);
+    const std::vector<jit::Arg> &partialArgs = args.first, &combineArgs = args.second;
     for (int64_t bn : {32, 64, 128})
       for (int64_t warps : {4, 8})
         for (int64_t stages : {2, 3, 4}) {
@@ -254,8 +241,7 @@ bool run(jit::Runtime &rt, const jit::Program &prog, const Scenario &sc, double 
 } // namespace
 
 int tessera::gputest::decodeBenchMain(const std::string &lensDir) {
-  const char *d = getenv("TESSERA_SOURCE_DIR");
-  std::string dir = d && *d ? d : TESSERA_SOURCE_DIR;
+  std::string dir = sourceDir();
   llvm::SmallString<128> cacheDir;
   if (llvm::sys::fs::createUniqueDirectory("tessera-decode-cache", cacheDir))
     return 1;

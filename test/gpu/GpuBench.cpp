@@ -9,7 +9,7 @@
 // [DIR], decode attention instead (DecodeBench.cpp).
 //
 //===----------------------------------------------------------------------===//
-#include "test/gpu/GpuUtil.h"
+#include "test/gpu/BenchUtil.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -23,26 +23,6 @@ using namespace tessera;
 using namespace tessera::gputest;
 
 namespace {
-
-std::string sourceDir() {
-  const char *d = getenv("TESSERA_SOURCE_DIR");
-  return d && *d ? d : TESSERA_SOURCE_DIR;
-}
-
-[[noreturn]] void die(llvm::Error e) {
-  int status = cuda::isEnvironmentError(e) ? 2 : 1;
-  fprintf(stderr, "tessera-gpu-bench: %s\n", llvm::toString(std::move(e)).c_str());
-  exit(status);
-}
-template <typename T> T must(llvm::Expected<T> v) {
-  if (!v)
-    die(v.takeError());
-  return std::move(*v);
-}
-void must(llvm::Error e) {
-  if (e)
-    die(std::move(e));
-}
 
 /// Median milliseconds per call of `fn` (reps of `inner` back-to-back calls between events).
 double medianMs(const std::function<void()> &fn, int warmup = 10, int reps = 15, int inner = 10) {
@@ -89,8 +69,10 @@ bool checkSoftmaxRows(const DeviceTensor &x, const DeviceTensor &y, int64_t m, i
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc > 1 && std::string(argv[1]) == "--decode")
+  if (argc > 1 && std::string(argv[1]) == "--decode") {
+    benchName = "tessera-gpu-bench --decode";
     return decodeBenchMain(argc > 2 ? argv[2] : "");
+  }
   std::mt19937 rng(42);
   llvm::SmallString<128> cacheDir;
   if (llvm::sys::fs::createUniqueDirectory("tessera-bench-cache", cacheDir))

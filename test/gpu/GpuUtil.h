@@ -59,9 +59,6 @@ struct DeviceTensor {
   }
 };
 
-/// tessera-gpu-bench --decode (DecodeBench.cpp): the process's exit status.
-int decodeBenchMain(const std::string &lensDir);
-
 } // namespace tessera::gputest
 
 #endif
