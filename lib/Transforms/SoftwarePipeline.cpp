@@ -30,6 +30,12 @@
 // wait is `tile.mbarrier_wait` on its slot's barrier with the phase parity (k / S) & 1 of its k-th
 // iteration.
 //
+// A row gather (tile.async_gather, cp.async only) may also be copied ahead
+// when its indices need reads (a block table's page numbers) and the loop
+// writes no global memory; those reads run one iteration earlier still, their
+// values carried by the loop, so that their latency overlaps an iteration's
+// compute instead of stalling the copy that needs them.
+//
 // Copies for iterations past the loop's end are predicated off (the slot is
 // zero-filled, nothing is read), so trip counts smaller than S work; masked
 // elements of ragged blocks are zero-filled by the copy's source size.
@@ -46,6 +52,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -188,8 +195,11 @@ SmallVector<Value> mlir::tile::pipeline::coordsAt(OpBuilder &b, scf::ForOp loop,
                                                   Value iv, const IRMapping *outside) {
   IRMapping map = outside ? *outside : IRMapping();
   map.map(loop.getInductionVar(), iv);
+  SmallVector<Operation *> clones;
   for (Operation *op : c.slice)
-    b.clone(*op, map);
+    // A read prefetched by an earlier iteration (`outside` maps its results).
+    if (!llvm::all_of(op->getResults(), [&](Value r) { return map.contains(r); }))
+      clones.push_back(b.clone(*op, map));
   SmallVector<Value> out;
   if (c.load) {
     for (Value v : c.load.getCoords())
@@ -200,6 +210,13 @@ SmallVector<Value> mlir::tile::pipeline::coordsAt(OpBuilder &b, scf::ForOp loop,
     out.push_back(map.lookupOrDefault(v));
   if (Value m = c.gather.getMask())
     out.push_back(map.lookupOrDefault(m));
+  // What fed only a prefetched read.
+  llvm::SmallPtrSet<Operation *, 8> results;
+  for (Value v : out)
+    results.insert(v.getDefiningOp());
+  for (Operation *op : llvm::reverse(clones))
+    if (op->use_empty() && isPure(op) && !results.contains(op))
+      op->erase();
   return out;
 }
 
@@ -215,6 +232,41 @@ std::pair<Value, Value> mlir::tile::pipeline::ringBase(OpBuilder &b, Location lo
 }
 
 namespace {
+
+/// The reads in the gathers' coordinate slices whose own coordinates need no
+/// other read (a block table's page numbers), in block order.
+SmallVector<Operation *> prefetchable(scf::ForOp loop, ArrayRef<Candidate> cands) {
+  llvm::SetVector<Operation *> reads;
+  for (const Candidate &c : cands)
+    for (Operation *op : c.slice)
+      if (isa<LoadOp, GatherOp>(op) && llvm::all_of(op->getOperands(), [&](Value v) {
+            llvm::SetVector<Operation *> pure;
+            return coordinateSlice(loop, v, pure, /*reads=*/false);
+          }))
+        reads.insert(op);
+  SmallVector<Operation *> out(reads.begin(), reads.end());
+  llvm::sort(out, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return out;
+}
+
+/// `reads` (of prefetchable) made for iteration `iv` at `b`'s point, with
+/// what computes their coordinates: their results, in order.
+SmallVector<Value> readsAt(OpBuilder &b, scf::ForOp loop, ArrayRef<Operation *> reads, Value iv) {
+  llvm::SetVector<Operation *> slice;
+  for (Operation *r : reads)
+    for (Value v : r->getOperands())
+      (void)coordinateSlice(loop, v, slice, /*reads=*/false);
+  SmallVector<Operation *> ops(slice.begin(), slice.end());
+  llvm::sort(ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  IRMapping map;
+  map.map(loop.getInductionVar(), iv);
+  for (Operation *op : ops)
+    b.clone(*op, map);
+  SmallVector<Value> out;
+  for (Operation *r : reads)
+    llvm::append_range(out, b.clone(*r, map)->getResults());
+  return out;
+}
 
 /// The loop's one warpgroup dot, when it accumulates into a loop-carried
 /// value and nothing else reads that value inside the loop: its wgmma group
@@ -324,11 +376,12 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
     std::tie(tp.base, tp.trip) = ringBase(b, loc, outer, outer.getInductionVar(), loop);
   }
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
-  auto issue = [&](Value iv, Value slotIndex) {
+  // `prefetched` maps reads of the coordinates to values read earlier.
+  auto issue = [&](Value iv, Value slotIndex, const IRMapping *prefetched) {
     Value pred = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, ub);
     for (auto [c, buf, slotTy] : llvm::zip(cands, buffers, slotTypes)) {
       Value slot = MemDescIndexOp::create(b, loc, slotTy, buf, slotIndex);
-      SmallVector<Value> coords = coordsAt(b, loop, c, iv);
+      SmallVector<Value> coords = coordsAt(b, loop, c, iv, prefetched);
       if (c.gather) {
         size_t rank = c.gather.getIndices().size();
         Value mask = coords.size() > rank ? coords.back() : Value();
@@ -349,7 +402,37 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   // Prologue: iterations 0 .. ahead-1.
   for (unsigned s = 0; s < ahead && !split; ++s) {
     Value iv = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, step, cst(s)));
-    issue(iv, cst(s));
+    issue(iv, cst(s), nullptr);
+  }
+  // A gather's page numbers are read one iteration before its copy is
+  // issued and carried into that iteration, so that the read's latency
+  // overlaps an iteration's compute instead of stalling the issue. The
+  // steady state below goes in front of the read for the next iteration.
+  IRMapping prefetched;
+  if (SmallVector<Operation *> reads =
+          gathers ? prefetchable(loop, cands) : SmallVector<Operation *>();
+      !reads.empty()) {
+    auto at = [&](OpBuilder &ob, Value iv, int64_t k) {
+      Value ahead = arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(k));
+      return arith::AddIOp::create(ob, loc, iv, arith::MulIOp::create(ob, loc, step, ahead));
+    };
+    SmallVector<Value> init = readsAt(b, loop, reads, at(b, lb, ahead));
+    IRRewriter rewriter(ctx);
+    scf::ForOp old = loop;
+    FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
+        rewriter, init, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &ob, Location, ArrayRef<BlockArgument>) {
+          ob.setInsertionPointToStart(old.getBody());
+          return readsAt(ob, old, reads, at(ob, old.getInductionVar(), ahead + 1));
+        });
+    assert(succeeded(grown) && "scf.for takes more iter_args");
+    loop = cast<scf::ForOp>(grown->getOperation());
+    tp.loop = loop;
+    ValueRange carried = loop.getRegionIterArgs().take_back(init.size());
+    unsigned next = 0;
+    for (Operation *r : reads)
+      for (Value v : r->getResults())
+        prefetched.map(v, carried[next++]);
   }
   // Steady state, at the top of the body.
   b.setInsertionPointToStart(loop.getBody());
@@ -369,7 +452,7 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
         arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, k, cst(ahead)), cst(stages));
     Value ivNext =
         arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, step, cst(ahead)));
-    issue(ivNext, next);
+    issue(ivNext, next, &prefetched);
   };
   if (!split && !late)
     issueAhead();

@@ -13,6 +13,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 namespace tessera::gputest {
 
@@ -41,7 +43,7 @@ inline void must(llvm::Error e) {
 }
 
 /// tessera-gpu-bench --decode (DecodeBench.cpp): the process's exit status.
-int decodeBenchMain(const std::string &lensDir);
+int decodeBenchMain(const std::string &lensDir, const std::vector<std::string> &variants);
 
 } // namespace tessera::gputest
 

@@ -15,7 +15,10 @@
 // best configuration are checked against a float64 reference on four
 // sequences (every head). With a directory argument, the context lengths of
 // each scenario are written there (decode-lens-<name>.txt) for the PyTorch
-// SDPA comparison of scripts/device-run.
+// SDPA comparison of scripts/device-run. Further arguments name other .tile
+// files with the same two kernels and parameters (variants of the example's
+// schedule), run after the example on the same scenarios, their lines
+// labelled with the file's stem.
 //
 //===----------------------------------------------------------------------===//
 #include "test/gpu/BenchUtil.h"
@@ -24,6 +27,7 @@
 #include "runtime/bench/Compare.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -81,7 +85,7 @@ struct Device {
 
 /// Runs one scenario; false when a check fails.
 bool run(jit::Runtime &rt, const jit::Program &prog, const Scenario &sc, double copyTBps,
-         const std::string &lensDir) {
+         const std::string &lensDir, const std::string &label) {
   int64_t b = sc.b, ps = sc.ps;
   // Splits: about 1, 2 and 4 programs per multiprocessor (one split at least).
   std::vector<int64_t> splits;
@@ -164,13 +168,13 @@ bool run(jit::Runtime &rt, const jit::Program &prog, const Scenario &sc, double 
           auto t = timer.time(pair, 3, 20);
           if (!t) {
             std::string why = llvm::toString(t.takeError());
-            printf("BENCH decode %s %s: %s\n", sc.name.c_str(), config.c_str(),
+            printf("BENCH decode%s %s %s: %s\n", label.c_str(), sc.name.c_str(), config.c_str(),
                    why.substr(0, why.find('\n')).c_str());
             continue;
           }
-          printf("BENCH decode %s %s: %.4f ms (min %.4f) %.2f TB/s effective, %.1f%% of copy\n",
-                 sc.name.c_str(), config.c_str(), t->ms, t->minMs, required / t->ms / 1e9,
-                 100 * required / t->ms / 1e9 / copyTBps);
+          printf("BENCH decode%s %s %s: %.4f ms (min %.4f) %.2f TB/s effective, %.1f%% of copy\n",
+                 label.c_str(), sc.name.c_str(), config.c_str(), t->ms, t->minMs,
+                 required / t->ms / 1e9, 100 * required / t->ms / 1e9 / copyTBps);
           if (t->ms < best) {
             best = t->ms;
             bestParams = lo.params;
@@ -225,12 +229,12 @@ bool run(jit::Runtime &rt, const jit::Program &prog, const Scenario &sc, double 
       }
     }
   bool ok = worst < 2e-2;
-  printf("BENCH decode %s best %s: %.4f ms, %.2f TB/s effective (%.1f%% of the %.2f TB/s copy), "
+  printf("BENCH decode%s %s best %s: %.4f ms, %.2f TB/s effective (%.1f%% of the %.2f TB/s copy), "
          "%.0f MB required; max abs err %.2e over 4 sequences%s\n",
-         sc.name.c_str(), bestConfig.c_str(), best, required / best / 1e9,
+         label.c_str(), sc.name.c_str(), bestConfig.c_str(), best, required / best / 1e9,
          100 * required / best / 1e9 / copyTBps, copyTBps, required / 1e6, worst,
          ok ? "" : " CHECK FAILED");
-  if (!lensDir.empty()) {
+  if (!lensDir.empty() && label.empty()) {
     std::ofstream f(lensDir + "/decode-lens-" + sc.name + ".txt");
     for (int64_t len : sc.lens)
       f << len << "\n";
@@ -240,7 +244,8 @@ bool run(jit::Runtime &rt, const jit::Program &prog, const Scenario &sc, double 
 
 } // namespace
 
-int tessera::gputest::decodeBenchMain(const std::string &lensDir) {
+int tessera::gputest::decodeBenchMain(const std::string &lensDir,
+                                      const std::vector<std::string> &variants) {
   std::string dir = sourceDir();
   llvm::SmallString<128> cacheDir;
   if (llvm::sys::fs::createUniqueDirectory("tessera-decode-cache", cacheDir))
@@ -248,7 +253,10 @@ int tessera::gputest::decodeBenchMain(const std::string &lensDir) {
   jit::RuntimeOptions ro;
   ro.cacheDir = std::string(cacheDir);
   auto rt = must(jit::Runtime::create(ro));
-  auto prog = must(jit::Program::fromFile(dir + "/examples/decode_attention.tile"));
+  std::vector<std::pair<std::string, std::shared_ptr<jit::Program>>> progs;
+  progs.emplace_back("", must(jit::Program::fromFile(dir + "/examples/decode_attention.tile")));
+  for (const std::string &path : variants)
+    progs.emplace_back(" " + llvm::sys::path::stem(path).str(), must(jit::Program::fromFile(path)));
   double copy = must(bench::measureCopyTBps());
   printf("BENCH decode device %s (%s): copy %.2f TB/s (1 GiB device to device, read + write)\n",
          must(rt->context().name()).c_str(), rt->arch().c_str(), copy);
@@ -258,9 +266,11 @@ int tessera::gputest::decodeBenchMain(const std::string &lensDir) {
   for (int64_t &l : lens)
     l = len(rng);
   bool ok = true;
-  for (int64_t ps : {16, 1, 256})
-    ok &= run(*rt, *prog, {"b64_ps" + std::to_string(ps), 64, ps, lens}, copy, lensDir);
-  ok &= run(*rt, *prog, {"b1_ctx32768_ps16", 1, 16, {32768}}, copy, lensDir);
+  for (auto &[label, prog] : progs) {
+    for (int64_t ps : {16, 1, 256})
+      ok &= run(*rt, *prog, {"b64_ps" + std::to_string(ps), 64, ps, lens}, copy, lensDir, label);
+    ok &= run(*rt, *prog, {"b1_ctx32768_ps16", 1, 16, {32768}}, copy, lensDir, label);
+  }
   printf("BENCH decode %s\n", ok ? "all checks passed" : "SOME CHECKS FAILED");
   return ok ? 0 : 1;
 }

@@ -6,7 +6,7 @@
 // of a cached launch. Medians of CUDA-event timings after warm-up, on fresh
 // random inputs, outputs checked against a float64 CPU reference (sampled rows).
 // Prints one `BENCH` line per figure; exits 1 if a check fails. With --decode
-// [DIR], decode attention instead (DecodeBench.cpp).
+// [DIR [FILE...]], decode attention instead (DecodeBench.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "test/gpu/BenchUtil.h"
@@ -71,7 +71,8 @@ bool checkSoftmaxRows(const DeviceTensor &x, const DeviceTensor &y, int64_t m, i
 int main(int argc, char **argv) {
   if (argc > 1 && std::string(argv[1]) == "--decode") {
     benchName = "tessera-gpu-bench --decode";
-    return decodeBenchMain(argc > 2 ? argv[2] : "");
+    return decodeBenchMain(argc > 2 ? argv[2] : "",
+                           std::vector<std::string>(argv + std::min(argc, 3), argv + argc));
   }
   std::mt19937 rng(42);
   llvm::SmallString<128> cacheDir;

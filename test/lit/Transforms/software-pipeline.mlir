@@ -433,8 +433,10 @@ tile.kernel @unaligned(%a: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num
 
 // A gather of paged rows (decode attention's K): its indices come from the
 // induction variable and a read of a block table, which the loop (writing no
-// global memory) lets run ahead: the page read is recomputed for each copy
-// (prologue and iteration i + 2) and the original, used by nothing else, goes.
+// global memory) lets run ahead. The prologue reads the pages of iterations 0
+// and 1 for their copies, then those of iteration 2 for the loop to carry;
+// each iteration copies with the carried pages and reads those of the copy
+// the next one issues (i + 3); the original read, used by nothing else, goes.
 // The rows land by cp.async (tile.async_gather) with runs of 8 elements along
 // the contiguous head dimension; on sm_90a too (TMA moves boxes only).
 // CHECK-LABEL: tile.kernel @paged
@@ -442,14 +444,21 @@ tile.kernel @unaligned(%a: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num
 // CHECK: tile.gather %{{.*}}[%{{.*}}] mask
 // CHECK: tile.async_gather %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} mask %{{.*}} : tensor<64x128xi1, #{{.*}}> if %{{.*}} {vec = 8 : i32}
 // CHECK: tile.async_commit_group
-// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK-NEXT: tile.async_wait 1
 // CHECK: tile.gather %{{.*}}[%{{.*}}] mask
 // CHECK: tile.async_gather
+// CHECK: %[[C2:.*]] = arith.constant 2 : i32
+// CHECK: %[[PRE:.*]] = tile.gather %{{.*}}[%{{.*}}] mask
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[PAGE:.*]] = %[[PRE]])
+// CHECK-NEXT: tile.async_wait 1
+// CHECK-NOT: tile.gather
+// CHECK: arith.muli %[[PAGE]]
+// CHECK: tile.async_gather
 // CHECK: tile.async_commit_group
+// CHECK: arith.constant 3 : i32
+// CHECK: %[[NEXT:.*]] = tile.gather %{{.*}}[%{{.*}}] mask
 // CHECK-NOT: tile.gather
 // CHECK: tile.local_load
-// CHECK: scf.yield
+// CHECK: scf.yield %{{.*}}, %[[NEXT]]
 // CHECK: tile.async_wait 0
 // TMA-LABEL: tile.kernel @paged
 // TMA-NOT: tile.tma_copy
