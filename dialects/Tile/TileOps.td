@@ -351,6 +351,24 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ScanOp : Tile_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
+  let summary = "inclusive prefix sum, max or min of a tile along one axis";
+  let description = [{
+    Element `i` along `axis` of the result combines elements `0..i` of `src`
+    along that axis, each line of the other axes on its own (cumsum, cummax,
+    cummin). `max` and `min` of floats propagate NaN; a float sum may be
+    associated in any order.
+
+    ```mlir
+    %c = tile.scan sum %x axis 1 : tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKind:$kind, Tile_Tile:$src, I64Attr:$axis);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$kind $src `axis` $axis attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
 def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let summary = "prints a tile or scalar from inside a kernel (debugging)";
   let description = [{

@@ -177,6 +177,15 @@ int64_t tessera::analysis::scratchBytes(Operation *op) {
     std::optional<SharedGeometry> g = scratchOf(cvt);
     return g ? g->bytes() : 0;
   }
+  if (auto scan = dyn_cast<ScanOp>(op)) {
+    // The whole tile, row-major, with one padding element after every 32
+    // (ScanToLLVM.cpp); 16-bit floats as f32.
+    RankedTensorType t = scan.getSrc().getType();
+    int64_t n = t.getNumElements();
+    Type elt = t.getElementType();
+    return (n + n / 32) *
+           (isa<FloatType>(elt) ? std::max(4u, sharedEltBytes(elt)) : sharedEltBytes(elt));
+  }
   if (auto red = dyn_cast<ReduceOp>(op)) {
     FailureOr<Distribution> d = distributionOf(red.getSrc().getType());
     if (failed(d))

@@ -23,7 +23,7 @@ bool tessera::isBuiltinFunction(llvm::StringRef n) {
   return llvm::StringSwitch<bool>(n)
       .Cases({"program_id", "num_programs", "arange", "zeros", "full", "load", "store"}, true)
       .Cases({"dot", "sum", "max", "min", "abs", "maximum", "minimum", "where"}, true)
-      .Cases({"argmax", "argmin"}, true)
+      .Cases({"argmax", "argmin", "cumsum", "cummax", "cummin"}, true)
       .Cases({"cdiv", "next_pow2", "print", "range"}, true)
       .Cases({"atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas"}, true)
       .Case("multiple_of", true)
@@ -366,7 +366,8 @@ void Checker::checkCall(Expr &e) {
     return;
   }
   bool arg = fn == "argmax" || fn == "argmin";
-  if (fn == "sum" || fn == "max" || fn == "min" || arg) {
+  bool scan = fn == "cumsum" || fn == "cummax" || fn == "cummin";
+  if (fn == "sum" || fn == "max" || fn == "min" || arg || scan) {
     if (!checkArity(e, 1, 2))
       return;
     Expr &x = *e.args[0];
@@ -374,8 +375,8 @@ void Checker::checkCall(Expr &e) {
       return;
     if (!x.type.isTile()) {
       error(x.start(),
-            fn + "(x, axis) reduces a tile, got " + x.type.str() +
-                (fn == "sum" || arg ? "" : "; " + fn + "(a, b) of two scalars picks one"));
+            fn + "(x, axis) " + (scan ? "scans" : "reduces") + " a tile, got " + x.type.str() +
+                (fn == "sum" || arg || scan ? "" : "; " + fn + "(a, b) of two scalars picks one"));
       return;
     }
     int64_t rank = x.type.shape.size(), axis = 0;
@@ -403,7 +404,9 @@ void Checker::checkCall(Expr &e) {
       return;
     }
     llvm::SmallVector<int64_t, 4> shape(x.type.shape);
-    shape.erase(shape.begin() + axis);
+    // A scan keeps the shape: element i along the axis combines 0..i.
+    if (!scan)
+      shape.erase(shape.begin() + axis);
     // argmax/argmin: the i32 index along the axis.
     e.type = ValueType::tile(arg ? DType::I32 : x.type.dtype, shape);
     return;

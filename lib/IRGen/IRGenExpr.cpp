@@ -380,15 +380,18 @@ Value Emitter::emitCall(const Expr &e) {
     int64_t axis = e.args.size() == 2 ? *e.args[1]->constant : 0;
     return emitArgReduce(e, arg(0), axis < 0 ? axis + rank : axis);
   }
+  bool scan = fn == "cumsum" || fn == "cummax" || fn == "cummin";
   bool reduction = (fn == "sum" || fn == "max" || fn == "min") && e.args[0]->type.isTile();
-  if (reduction) {
-    auto kind = fn == "sum"   ? tile::ReduceKind::sum
-                : fn == "max" ? tile::ReduceKind::max
-                              : tile::ReduceKind::min;
+  if (reduction || scan) {
+    auto kind = fn.ends_with("sum")   ? tile::ReduceKind::sum
+                : fn.ends_with("max") ? tile::ReduceKind::max
+                                      : tile::ReduceKind::min;
     int64_t rank = e.args[0]->type.shape.size();
     int64_t axis = e.args.size() == 2 ? *e.args[1]->constant : 0;
     if (axis < 0)
       axis += rank;
+    if (scan)
+      return tile::ScanOp::create(b_, l, arg(0).getType(), kind, arg(0), axis);
     return tile::ReduceOp::create(b_, l, typeOf(e.type), kind, arg(0), axis);
   }
   bool f = isFloat(e.type.dtype);

@@ -360,6 +360,48 @@ TileRef reduce(const Inst &inst, const Tile &src) {
   return out;
 }
 
+/// An inclusive scan along inst.a (tile.scan): sums accumulate in double (in
+/// wrapping 64-bit arithmetic for integers), each output rounded to the type.
+TileRef scan(const Inst &inst, const Tile &src) {
+  auto out = std::make_shared<Tile>(inst.ek, inst.shape);
+  int64_t axis = inst.a, outer = 1, inner = 1, ext = src.shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= src.shape[d];
+  for (size_t d = axis + 1; d < src.shape.size(); ++d)
+    inner *= src.shape[d];
+  auto kind = (mlir::tile::ReduceKind)inst.b;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      int64_t first = o * ext * inner + in;
+      if (isFloatEK(src.ek)) {
+        double acc = 0;
+        for (int64_t x = 0; x < ext; ++x) {
+          double v = src.f[first + x * inner];
+          if (kind == mlir::tile::ReduceKind::sum)
+            acc = x ? acc + v : v;
+          else if (x && (std::isnan(v) || std::isnan(acc)))
+            acc = std::numeric_limits<double>::quiet_NaN();
+          else
+            acc = !x                                    ? v
+                  : kind == mlir::tile::ReduceKind::max ? std::max(acc, v)
+                                                        : std::min(acc, v);
+          out->f[first + x * inner] = roundF(inst.ek, (float)acc);
+        }
+      } else {
+        int64_t acc = 0;
+        for (int64_t x = 0; x < ext; ++x) {
+          int64_t v = src.i[first + x * inner];
+          acc = !x                                    ? v
+                : kind == mlir::tile::ReduceKind::sum ? (int64_t)((uint64_t)acc + (uint64_t)v)
+                : kind == mlir::tile::ReduceKind::max ? std::max(acc, v)
+                                                      : std::min(acc, v);
+          out->i[first + x * inner] = wrapI(inst.ek, acc);
+        }
+      }
+    }
+  return out;
+}
+
 /// NumPy broadcast (right-aligned); also a plain copy for equal shapes.
 TileRef broadcast(const Inst &inst, const Tile &src) {
   auto out = std::make_shared<Tile>(inst.ek, inst.shape);
@@ -529,6 +571,9 @@ bool exec(const Body &body, Frame &f) {
       break;
     case Code::Reduce:
       f.set(inst, reduce(inst, f.in(inst, 0)));
+      break;
+    case Code::Scan:
+      f.set(inst, scan(inst, f.in(inst, 0)));
       break;
     case Code::Print: {
       llvm::raw_string_ostream os(f.printed);

@@ -69,6 +69,7 @@ enum class Code : uint16_t {
   MultipleOf,
   Dot,
   Reduce,
+  Scan,
   Print,
   For,
   If,

@@ -342,6 +342,12 @@ private:
           inst.b = (int64_t)r.getKind();
           return success();
         })
+        .Case([&](tile::ScanOp r) {
+          inst.code = Code::Scan;
+          inst.a = r.getAxis();
+          inst.b = (int64_t)r.getKind();
+          return success();
+        })
         .Case([&](tile::PrintOp p) {
           inst.code = Code::Print;
           inst.text = p.getPrefix().str();

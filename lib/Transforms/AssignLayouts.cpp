@@ -286,6 +286,20 @@ LogicalResult Assigner::visit(Operation *op) {
       setLayout(red.getResult(), SliceLayoutAttr::get(ctx_, red.getAxis(), layoutOf(red.getSrc())));
     return success();
   }
+  if (auto scan = dyn_cast<ScanOp>(op)) {
+    // A scan runs through shared memory from any layout Distribution
+    // describes (blocked, mma and their slices); its result keeps the layout.
+    Attribute src = layoutOf(scan.getSrc());
+    Attribute root = src;
+    while (auto slice = dyn_cast_or_null<SliceLayoutAttr>(root))
+      root = slice.getParent();
+    if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr>(root)) {
+      src = defaultFor(tensorOf(scan.getSrc()));
+      require(op, 0, src);
+    }
+    setLayout(scan.getResult(), src);
+    return success();
+  }
   if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
     RankedTensorType t = tensorOf(expand.getResult());
     auto slice = dyn_cast_or_null<SliceLayoutAttr>(layoutOf(expand.getSrc()));

@@ -54,6 +54,7 @@ void addElementwiseCases(std::vector<ProgramCase> &out,
 void addIndexedCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likewise
 void addAtomicCases(std::vector<ProgramCase> &out, std::mt19937 &rng);  // likewise
 void addDecodeCases(std::vector<ProgramCase> &out, std::mt19937 &rng);  // part of exampleCases
+void addScanCases(std::vector<ProgramCase> &out, std::mt19937 &rng);    // part of testProgramCases
 /// Tile extents that are not powers of two (part of testProgramCases too).
 std::vector<ProgramCase> oddExtentCases();
 

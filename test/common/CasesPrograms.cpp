@@ -286,5 +286,7 @@ std::vector<ProgramCase> tessera::testutil::testProgramCases() {
     out.push_back(std::move(c));
   std::mt19937 argRng(3141);
   argReductions(out, argRng);
+  std::mt19937 scanRng(2718);
+  addScanCases(out, scanRng);
   return out;
 }

@@ -142,7 +142,7 @@ struct HostTensor {
 };
 
 /// Max |got - want| over elements, and whether every element is within
-/// atol + rtol * |want| (and finite where want is).
+/// atol + rtol * |want| (and finite where want is; NaN where want is NaN).
 struct Compare {
   double maxAbs = 0;
   size_t bad = 0, first = 0;
@@ -153,9 +153,11 @@ inline Compare compare(const HostTensor &got, const std::vector<double> &want, d
   Compare c;
   for (size_t i = 0; i < want.size(); ++i) {
     double d = std::fabs(got.v[i] - want[i]);
+    // A NaN is right only where a NaN is wanted.
     bool ok =
-        std::isfinite(got.v[i]) == std::isfinite(want[i]) &&
-        (d <= atol + rtol * std::fabs(want[i]) || (std::isinf(want[i]) && got.v[i] == want[i]));
+        (std::isnan(want[i]) && std::isnan(got.v[i])) ||
+        (std::isfinite(got.v[i]) == std::isfinite(want[i]) &&
+         (d <= atol + rtol * std::fabs(want[i]) || (std::isinf(want[i]) && got.v[i] == want[i])));
     if (std::isfinite(d))
       c.maxAbs = std::max(c.maxAbs, d);
     if (!ok && c.bad++ == 0) {

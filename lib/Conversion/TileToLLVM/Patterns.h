@@ -15,6 +15,7 @@ void populateMemoryPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patt
 void populateIndexedPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateAtomicPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateReducePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
+void populateScanPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateShapePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateDotPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateSharedPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);

@@ -218,6 +218,7 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
       populateIndexedPatterns(tc, patterns);
       populateAtomicPatterns(tc, patterns);
       populateReducePatterns(tc, patterns);
+      populateScanPatterns(tc, patterns);
       populateShapePatterns(tc, patterns);
       populateDotPatterns(tc, patterns);
       populateSharedPatterns(tc, patterns);

@@ -229,14 +229,16 @@ void tessera::conversion::predicatedStore(OpBuilder &b, Location loc, Value addr
   inlinePTX(b, loc, Type(), operands, asmStr, cons, /*sideEffects=*/true);
 }
 
-Value tessera::conversion::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask) {
+namespace {
+/// shfl.sync of any 16-, 32- or 64-bit value across the whole warp.
+Value shuffle(OpBuilder &b, Location loc, Value v, NVVM::ShflKind kind, unsigned amount,
+              unsigned clamp) {
   Type t = v.getType();
   Type i32 = b.getI32Type();
   auto shfl = [&](Value x) -> Value {
     return NVVM::ShflOp::create(b, loc, x.getType(), i32Const(b, loc, -1), x,
-                                i32Const(b, loc, mask), i32Const(b, loc, 0x1f),
-                                NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly),
-                                nullptr);
+                                i32Const(b, loc, amount), i32Const(b, loc, clamp),
+                                NVVM::ShflKindAttr::get(b.getContext(), kind), nullptr);
   };
   if (t.isF32() || t.isInteger(32))
     return shfl(v);
@@ -257,6 +259,16 @@ Value tessera::conversion::shuffleXor(OpBuilder &b, Location loc, Value v, unsig
   Value bits = isa<FloatType>(t) ? (Value)LLVM::BitcastOp::create(b, loc, bitsTy, v) : v;
   Value r = LLVM::TruncOp::create(b, loc, bitsTy, shfl(LLVM::ZExtOp::create(b, loc, i32, bits)));
   return isa<FloatType>(t) ? (Value)LLVM::BitcastOp::create(b, loc, t, r) : r;
+}
+} // namespace
+
+Value tessera::conversion::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask) {
+  return shuffle(b, loc, v, NVVM::ShflKind::bfly, mask, 0x1f);
+}
+
+Value tessera::conversion::shuffleUp(OpBuilder &b, Location loc, Value v, unsigned delta) {
+  // A clamp of 0: lanes below `delta` get their own value back.
+  return shuffle(b, loc, v, NVVM::ShflKind::up, delta, 0);
 }
 
 Value tessera::conversion::sharedBase(OpBuilder &b, Location loc, Operation *anyOp) {

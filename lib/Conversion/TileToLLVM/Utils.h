@@ -45,6 +45,9 @@ std::pair<mlir::Value, mlir::Value> laneAndWarp(mlir::OpBuilder &b, mlir::Locati
 
 /// A butterfly shuffle of any 16-, 32- or 64-bit value across the warp.
 mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, unsigned mask);
+/// The value of lane `lane - delta` (shfl.sync.up), any 16-, 32- or 64-bit
+/// value; lanes below `delta` get their own.
+mlir::Value shuffleUp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, unsigned delta);
 
 /// Loads `count` elements of `eltType` at `addr` (global) when `pred` holds, else
 /// yields `pad` (one value per element); one PTX instruction of up to 16 bytes.

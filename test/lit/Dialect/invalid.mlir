@@ -81,6 +81,22 @@ func.func @f(%a: tensor<16xi1>) {
 
 // -----
 
+func.func @f(%a: tensor<16x8xf32>) {
+  // expected-error @+1 {{'tile.scan' op axis 2 is out of range for rank 2}}
+  %r = tile.scan sum %a axis 2 : tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16xi1>) {
+  // expected-error @+1 {{'tile.scan' op cannot scan booleans}}
+  %r = tile.scan max %a axis 0 : tensor<16xi1>
+  return
+}
+
+// -----
+
 func.func @f(%a: tensor<16x4xf32>) {
   // expected-error @+1 {{'tile.broadcast' op cannot broadcast [16, 4] to [16, 8]}}
   %r = tile.broadcast %a : tensor<16x4xf32> -> tensor<16x8xf32>

@@ -57,6 +57,28 @@ tile.kernel @loop(%a: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i6
 
 // -----
 
+// A scan's scratch holds its whole tile, row-major with a padding element
+// after every 32: (2048 + 64) f32; a bf16 tile is scanned as f32.
+// CHECK-LABEL: tile.kernel @scans
+// CHECK-SAME: tile.shared_bytes = 8448
+// CHECK: tile.scan sum {{.*}} {tile.scratch_offset = 0 : i64}
+// CHECK: tile.scan max {{.*}} {tile.scratch_offset = 0 : i64}
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+tile.kernel @scans(%a: !tile.tensor<?x?xf32>, %h: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xf32>, %y: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %a[%c0, %c0] : !tile.tensor<?x?xf32> -> tensor<16x128xf32, #b>
+  %s = tile.scan sum %t axis 1 : tensor<16x128xf32, #b>
+  %u = tile.load %h[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<16x128xbf16, #b>
+  %m = tile.scan max %u axis 0 : tensor<16x128xbf16, #b>
+  tile.return
+}
+
+// -----
+
 // More than sm_80's 163 KiB is an error at the kernel.
 // SM80: error: the kernel needs 196608 bytes of shared memory, more than the 166912 a block may have on sm_80; use smaller tiles or fewer stages (num_stages)
 #s3 = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>

@@ -367,3 +367,29 @@ tile.kernel @indexed(%x: !tile.tensor<?x?xf32>, %ids: !tile.tensor<?xi32>) attri
   tile.scatter %x[%rb, %cb], %w : !tile.tensor<?x?xf32>[tensor<16x32xi32>, tensor<16x32xi32>], tensor<16x32xf32>
   tile.return
 }
+
+// -----
+
+// A scan keeps its operand's layout (blocked here, a slice of one below).
+// CHECK-LABEL: tile.kernel @scans
+// CHECK: %[[T:.*]] = tile.load {{.*}} -> tensor<64x128xf32, #[[P:.*]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.scan sum %[[T]] axis 1 : tensor<64x128xf32, #[[P]]>
+// CHECK: %[[R:.*]] = tile.reduce max {{.*}} -> tensor<64xf32, #[[S:.*]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.scan max %[[R]] axis 0 : tensor<64xf32, #[[S]]>
+tile.kernel @scans(%x: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?x?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %x[%c0, %c0] : !tile.tensor<?x?xf32> -> tensor<64x128xf32>
+  %s = tile.scan sum %t axis 1 : tensor<64x128xf32>
+  %r = tile.reduce max %s axis 1 : tensor<64x128xf32> -> tensor<64xf32>
+  %m = tile.scan max %r axis 0 : tensor<64xf32>
+  tile.store %x[%c0, %c0], %s : !tile.tensor<?x?xf32>, tensor<64x128xf32>
+  %y = tile.expand_dims %m axis 1 : tensor<64xf32> -> tensor<64x1xf32>
+  tile.store %x[%c0, %c0], %y : !tile.tensor<?x?xf32>, tensor<64x1xf32>
+  tile.return
+}
