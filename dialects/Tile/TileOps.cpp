@@ -263,6 +263,46 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult ReshapeOp::verify() {
+  auto src = getSrc().getType(), dst = getResult().getType();
+  if (dst.getElementType() != src.getElementType() || dst.getNumElements() != src.getNumElements())
+    return emitOpError() << "result must hold the " << src.getNumElements() << " elements of "
+                         << src << ", as " << src.getElementType();
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  // Only the shapes differ; a reshape of a reshape reshapes the first source.
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  if (auto inner = getSrc().getDefiningOp<ReshapeOp>()) {
+    if (inner.getSrc().getType() == getResult().getType())
+      return inner.getSrc();
+    getSrcMutable().assign(inner.getSrc());
+    return getResult();
+  }
+  return {};
+}
+
+LogicalResult PermuteOp::verify() {
+  auto src = getSrc().getType(), dst = getResult().getType();
+  ArrayRef<int64_t> dims = getDims();
+  SmallVector<bool> seen(src.getRank(), false);
+  if ((int64_t)dims.size() != src.getRank())
+    return emitOpError() << "needs " << src.getRank() << " dims, got " << dims.size();
+  for (int64_t d : dims) {
+    if (d < 0 || d >= src.getRank() || seen[d])
+      return emitOpError("dims must be a permutation of 0..") << src.getRank() - 1;
+    seen[d] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d : dims)
+    shape.push_back(src.getDimSize(d));
+  if (dst.getElementType() != src.getElementType() || dst.getShape() != ArrayRef<int64_t>(shape))
+    return emitOpError() << "result must be " << shapeStr(shape) << " of " << src.getElementType();
+  return success();
+}
+
 LogicalResult ConvertOp::verify() {
   Type src = getSrc().getType(), dst = getResult().getType();
   if (isa<RankedTensorType>(src) != isa<RankedTensorType>(dst) || shapeOf(src) != shapeOf(dst))

@@ -218,6 +218,39 @@ def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
   let hasFolder = 1;
 }
 
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+  let summary = "gives a tile another shape, its elements in row-major order";
+  let description = [{
+    The result holds the source's elements in the same row-major order; the
+    element count and type stay.
+
+    ```mlir
+    %r = tile.reshape %x : tensor<16x64xf32> -> tensor<4x4x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$src);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_PermuteOp : Tile_Op<"permute", [Pure]> {
+  let summary = "reorders the axes of a tile";
+  let description = [{
+    Axis `i` of the result is axis `dims[i]` of the source: element
+    `r[i0, ..., in]` is `src` at index `dims[k]` = `ik`.
+
+    ```mlir
+    %p = tile.permute %x [2, 0, 1] : tensor<2x4x8xf32> -> tensor<8x2x4xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$src, DenseI64ArrayAttr:$dims);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$src $dims attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ConvertOp : Tile_Op<"convert", [Pure]> {
   let summary = "converts the element type of a tile or scalar";
   let description = [{

@@ -177,14 +177,16 @@ int64_t tessera::analysis::scratchBytes(Operation *op) {
     std::optional<SharedGeometry> g = scratchOf(cvt);
     return g ? g->bytes() : 0;
   }
-  if (auto scan = dyn_cast<ScanOp>(op)) {
-    // The whole tile, row-major, with one padding element after every 32
-    // (ScanToLLVM.cpp); 16-bit floats as f32.
-    RankedTensorType t = scan.getSrc().getType();
+  if (isa<ScanOp, ReshapeOp, PermuteOp>(op)) {
+    // The whole source tile, row-major, with one padding element after every
+    // 32 (ScratchTile.h in the conversion); a scan keeps 16-bit floats as f32.
+    auto t = cast<RankedTensorType>(op->getOperand(0).getType());
     int64_t n = t.getNumElements();
     Type elt = t.getElementType();
-    return (n + n / 32) *
-           (isa<FloatType>(elt) ? std::max(4u, sharedEltBytes(elt)) : sharedEltBytes(elt));
+    unsigned bytes = sharedEltBytes(elt);
+    if (isa<ScanOp>(op) && isa<FloatType>(elt))
+      bytes = std::max(4u, bytes);
+    return (n + n / 32) * bytes;
   }
   if (auto red = dyn_cast<ReduceOp>(op)) {
     FailureOr<Distribution> d = distributionOf(red.getSrc().getType());

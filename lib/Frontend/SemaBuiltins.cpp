@@ -23,7 +23,7 @@ bool tessera::isBuiltinFunction(llvm::StringRef n) {
   return llvm::StringSwitch<bool>(n)
       .Cases({"program_id", "num_programs", "arange", "zeros", "full", "load", "store"}, true)
       .Cases({"dot", "sum", "max", "min", "abs", "maximum", "minimum", "where"}, true)
-      .Cases({"argmax", "argmin", "cumsum", "cummax", "cummin"}, true)
+      .Cases({"argmax", "argmin", "cumsum", "cummax", "cummin", "reshape", "permute"}, true)
       .Cases({"cdiv", "next_pow2", "print", "range"}, true)
       .Cases({"atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas"}, true)
       .Case("multiple_of", true)
@@ -365,6 +365,10 @@ void Checker::checkCall(Expr &e) {
     e.type = result;
     return;
   }
+  if (fn == "reshape" || fn == "permute") {
+    checkShapeChange(e);
+    return;
+  }
   bool arg = fn == "argmax" || fn == "argmin";
   bool scan = fn == "cumsum" || fn == "cummax" || fn == "cummin";
   if (fn == "sum" || fn == "max" || fn == "min" || arg || scan) {
@@ -474,4 +478,75 @@ void Checker::checkCall(Expr &e) {
     return;
   }
   error(e.loc, "unknown function '" + fn + "'");
+}
+
+void Checker::checkShapeChange(Expr &e) {
+  const std::string &fn = e.name;
+  if (!checkArity(e, 2, 2))
+    return;
+  Expr &x = *e.args[0];
+  check(x);
+  if (x.type.isVoid()) {
+    error(x.start(), "this expression has no value");
+    return;
+  }
+  if (x.type.isError())
+    return;
+  if (!x.type.isTile()) {
+    error(x.start(), fn + "() takes a tile, got " + x.type.str());
+    return;
+  }
+  llvm::SmallVector<int64_t, 4> shape;
+  if (fn == "reshape") {
+    auto s = staticShape(*e.args[1], "the shape of reshape()");
+    if (!s)
+      return;
+    shape = *s;
+    int64_t have = 1, want = 1;
+    for (int64_t v : x.type.shape)
+      have *= v;
+    for (int64_t v : shape)
+      want *= v;
+    if (have != want) {
+      error(e.args[1]->start(), "reshape() keeps the element count: " + x.type.str() + " holds " +
+                                    std::to_string(have) + ", the new shape " +
+                                    std::to_string(want));
+      return;
+    }
+  } else {
+    Expr &dims = *e.args[1];
+    size_t rank = x.type.shape.size();
+    if (dims.kind != ExprKind::List || dims.args.size() != rank) {
+      error(dims.start(), "permute() of " + x.type.str() + " takes a list of its " +
+                              std::to_string(rank) + " axes in their new order, e.g. [" +
+                              (rank == 3 ? "2, 0, 1" : "1, 0") + "]");
+      return;
+    }
+    llvm::SmallVector<bool, 4> seen(rank, false);
+    for (ExprPtr &item : dims.args) {
+      std::optional<int64_t> d = staticInt(*item, "an axis of permute()");
+      if (!d)
+        return;
+      if (*d < 0 || *d >= (int64_t)rank || seen[*d]) {
+        error(item->start(),
+              *d < 0 || *d >= (int64_t)rank
+                  ? "axis " + std::to_string(*d) + " is out of range for " + x.type.str()
+                  : "axis " + std::to_string(*d) + " appears twice in permute()");
+        return;
+      }
+      seen[*d] = true;
+      shape.push_back(x.type.shape[*d]);
+    }
+  }
+  // Extents that are not powers of two are padded inside the compiler, and
+  // padding does not survive a new shape: a located limit, the same for the
+  // interpreter and the GPU.
+  for (llvm::ArrayRef<int64_t> s : {llvm::ArrayRef<int64_t>(x.type.shape), llvm::ArrayRef(shape)})
+    for (int64_t v : s)
+      if (!llvm::isPowerOf2_64(v)) {
+        error(e.loc, fn + "() needs power-of-two extents, got " + std::to_string(v) + " in " +
+                         ValueType::tile(x.type.dtype, s).str());
+        return;
+      }
+  e.type = ValueType::tile(x.type.dtype, shape);
 }

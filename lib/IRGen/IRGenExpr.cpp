@@ -349,6 +349,19 @@ Value Emitter::emitCall(const Expr &e) {
     return emitElementAccess(e);
   if (fn.starts_with("atomic_"))
     return emitAtomic(e);
+  if (fn == "reshape")
+    return tile::ReshapeOp::create(b_, l, typeOf(e.type), arg(0));
+  if (fn == "permute") {
+    SmallVector<int64_t> dims;
+    for (const ExprPtr &d : e.args[1]->args)
+      dims.push_back(*d->constant);
+    Value x = arg(0);
+    if (llvm::equal(dims, llvm::seq<int64_t>(0, dims.size())))
+      return x;
+    if (dims.size() == 2) // the transpose the layouts already know
+      return tile::TransposeOp::create(b_, l, typeOf(e.type), x);
+    return tile::PermuteOp::create(b_, l, typeOf(e.type), x, b_.getDenseI64ArrayAttr(dims));
+  }
   if (fn == "multiple_of") {
     Value x = arg(0);
     return tile::MultipleOfOp::create(b_, l, x.getType(), x, *e.args[1]->constant);

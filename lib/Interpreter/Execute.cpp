@@ -516,7 +516,8 @@ bool exec(const Body &body, Frame &f) {
     case Code::Broadcast:
       f.set(inst, broadcast(inst, f.in(inst, 0)));
       break;
-    case Code::ExpandDims: {
+    case Code::ExpandDims:
+    case Code::Reshape: { // the same elements, row-major, in a new shape
       auto t = std::make_shared<Tile>(f.in(inst, 0));
       t->shape.assign(inst.shape.begin(), inst.shape.end());
       f.set(inst, t);
@@ -533,6 +534,28 @@ bool exec(const Body &body, Frame &f) {
           else
             t->i[j * r + i] = s.i[i * c + j];
         }
+      f.set(inst, t);
+      break;
+    }
+    case Code::Permute: {
+      // Result axis k is source axis dims[k]: walk the result, row-major.
+      const Tile &s = f.in(inst, 0);
+      auto t = std::make_shared<Tile>(inst.ek, inst.shape);
+      size_t r = inst.shape.size();
+      llvm::SmallVector<int64_t, 4> srcStride(r, 1), idx(r, 0);
+      for (int64_t d = (int64_t)r - 2; d >= 0; --d)
+        srcStride[d] = srcStride[d + 1] * s.shape[d + 1];
+      for (int64_t e = 0; e < t->size(); ++e) {
+        int64_t from = 0;
+        for (size_t k = 0; k < r; ++k)
+          from += idx[k] * srcStride[inst.dims[k]];
+        if (isFloatEK(inst.ek))
+          t->f[e] = s.f[from];
+        else
+          t->i[e] = s.i[from];
+        for (int64_t k = (int64_t)r - 1; k >= 0 && ++idx[k] == inst.shape[k]; --k)
+          idx[k] = 0;
+      }
       f.set(inst, t);
       break;
     }

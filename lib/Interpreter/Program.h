@@ -58,6 +58,8 @@ enum class Code : uint16_t {
   Splat,
   Broadcast,
   ExpandDims,
+  Reshape,
+  Permute,
   Transpose,
   Convert,
   Load,
@@ -145,6 +147,7 @@ struct Inst {
   llvm::SmallVector<int64_t, 4> shape;   // result shape
   llvm::SmallVector<int64_t, 4> extents; // Load/Store of a padded tile: its block extents
   int64_t a = 0, b = 0;                  // axis, predicate, argument index, flags
+  llvm::SmallVector<int64_t, 4> dims;    // Permute: the source axis of each result axis
   TileRef cst;                           // Const
   std::string text;                      // Print prefix
   std::vector<Body> bodies;              // For: body; If: then, else; While: before, after

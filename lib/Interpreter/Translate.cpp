@@ -250,6 +250,15 @@ private:
           inst.a = e.getAxis();
           return success();
         })
+        .Case([&](tile::ReshapeOp) {
+          inst.code = Code::Reshape;
+          return success();
+        })
+        .Case([&](tile::PermuteOp p) {
+          inst.code = Code::Permute;
+          inst.dims.assign(p.getDims().begin(), p.getDims().end());
+          return success();
+        })
         .Case([&](tile::TransposeOp) {
           inst.code = Code::Transpose;
           return success();

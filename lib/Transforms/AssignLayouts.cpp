@@ -300,6 +300,17 @@ LogicalResult Assigner::visit(Operation *op) {
     setLayout(scan.getResult(), src);
     return success();
   }
+  if (isa<ReshapeOp, PermuteOp>(op)) {
+    // Through shared memory from any layout Distribution describes; the
+    // result gets its shape's default.
+    Attribute root = layoutOf(op->getOperand(0));
+    while (auto slice = dyn_cast_or_null<SliceLayoutAttr>(root))
+      root = slice.getParent();
+    if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr>(root))
+      require(op, 0, defaultFor(tensorOf(op->getOperand(0))));
+    setLayout(op->getResult(0), defaultFor(tensorOf(op->getResult(0))));
+    return success();
+  }
   if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
     RankedTensorType t = tensorOf(expand.getResult());
     auto slice = dyn_cast_or_null<SliceLayoutAttr>(layoutOf(expand.getSrc()));

@@ -288,5 +288,7 @@ std::vector<ProgramCase> tessera::testutil::testProgramCases() {
   argReductions(out, argRng);
   std::mt19937 scanRng(2718);
   addScanCases(out, scanRng);
+  std::mt19937 reshapeRng(1618);
+  addReshapeCases(out, reshapeRng);
   return out;
 }

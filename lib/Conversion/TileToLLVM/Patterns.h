@@ -16,6 +16,7 @@ void populateIndexedPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &pat
 void populateAtomicPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateReducePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateScanPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
+void populateReshapePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateShapePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateDotPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateSharedPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);

@@ -1,10 +1,10 @@
 //===- ScanToLLVM.cpp - tile.scan -------------------------------*- C++ -*-===//
 //
 // An inclusive scan (cumsum, cummax, cummin) along one axis, from any layout
-// Distribute.h describes, through the op's scratch in shared memory:
+// Distribute.h describes, through the op's scratch in shared memory
+// (ScratchTile.h):
 //
-//   1. each element's owner stores it at its row-major index (one padding
-//      element after every 32, against bank conflicts of the chunk strides);
+//   1. each element's owner stores it at its row-major index;
 //   2. the T threads split the L lines of the axis (extent N): P threads per
 //      line (P = min(N, 32, T / L), consecutive lanes of one warp), each
 //      scanning a chunk of N / P elements in order; the chunk totals are
@@ -20,8 +20,8 @@
 // steps are the op's own. Power-of-two extents are assumed (checked).
 //
 //===----------------------------------------------------------------------===//
-#include "lib/Conversion/TileToLLVM/Distribute.h"
 #include "lib/Conversion/TileToLLVM/Patterns.h"
+#include "lib/Conversion/TileToLLVM/ScratchTile.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -43,14 +43,10 @@ struct ScanLowering : ConvertOpToLLVMPattern<tile::ScanOp> {
     for (int64_t e : ty.getShape())
       if (!llvm::isPowerOf2_64(e))
         return op.emitError("code generation needs power-of-two tile extents, got ") << ty;
-    auto offset = op->getAttrOfType<IntegerAttr>("tile.scratch_offset");
-    if (!offset)
-      return op.emitError("a scan without scratch: run tile-allocate-shared first");
     // 16-bit floats are scanned as f32 (a long sum stays accurate) and
     // rounded once at the end, as the interpreter does.
     Type elt = ty.getElementType();
     Type work = isa<FloatType>(elt) && elt.getIntOrFloatBitWidth() < 32 ? rw.getF32Type() : elt;
-    unsigned eb = storageBytes(work);
     ArrayRef<int64_t> shape = ty.getShape();
     int64_t axis = op.getAxis(), n = shape[axis], numel = ty.getNumElements();
     int64_t inner = 1;
@@ -60,49 +56,16 @@ struct ScanLowering : ConvertOpToLLVMPattern<tile::ScanOp> {
     // Fully unrolled: a thread's share of the tile is bounded.
     if (numel / std::min(threads, numel) > 1024)
       return op.emitError("a scan of ") << ty << " holds more than 1024 elements per thread";
-
+    FailureOr<ScratchTile> scratch = ScratchTile::of(rw, op, work);
+    if (failed(scratch))
+      return failure();
     IRArith a{rw, loc};
-    auto ptr3 = LLVM::LLVMPointerType::get(rw.getContext(), 3);
-    Value smem = LLVM::GEPOp::create(rw, loc, ptr3, rw.getI8Type(), sharedBase(rw, loc, op),
-                                     ValueRange{a.c(offset.getInt())});
-    auto byteAt = [&](Value bytes) {
-      return LLVM::GEPOp::create(rw, loc, ptr3, rw.getI8Type(), smem, ValueRange{bytes})
-          .getResult();
-    };
-    // Element `idx` (row-major) of the tile.
-    auto at = [&](Value idx) { return byteAt(a.mul(a.add(idx, a.lshr(idx, 5)), a.c(eb))); };
     Value tid = threadId(rw, loc);
-    auto store = [&](Value v, Value addr, Value active) {
-      if (!active) {
-        LLVM::StoreOp::create(rw, loc, v, addr);
-        return;
-      }
-      auto branch = scf::IfOp::create(rw, loc, TypeRange{}, active, /*withElse=*/false);
-      OpBuilder::InsertionGuard guard(rw);
-      rw.setInsertionPointToStart(&branch.getThenRegion().front());
-      LLVM::StoreOp::create(rw, loc, v, addr);
-    };
-    auto load = [&](Value addr) { return LLVM::LoadOp::create(rw, loc, work, addr).getResult(); };
     tile::ReduceKind kind = op.getKind();
 
     // 1. The owners store the tile.
-    auto [lane, warp] = laneAndWarp(rw, loc);
-    SmallVector<Value, 4> base = threadBase(rw, loc, *dist, lane, warp);
-    std::vector<SmallVector<Value, 4>> coords = elementCoords(rw, loc, *dist, base);
-    auto rowMajor = [&](ArrayRef<Value> c) {
-      Value idx = a.c(0);
-      int64_t stride = 1;
-      for (int64_t d = ty.getRank() - 1; d >= 0; --d) {
-        idx = a.add(idx, a.mul(c[d], a.c(stride)));
-        stride *= shape[d];
-      }
-      return idx;
-    };
-    SmallVector<Value> elems = unpack(rw, loc, adaptor.getSrc());
-    for (size_t i = 0; i < elems.size(); ++i) {
-      Value v = work == elt ? elems[i] : LLVM::FPExtOp::create(rw, loc, work, elems[i]);
-      store(v, at(rowMajor(coords[i])), ownsElement(rw, loc, *dist, base, i));
-    }
+    if (failed(scratch->storeOwned(unpack(rw, loc, adaptor.getSrc()), ty)))
+      return op.emitError("internal compiler error: scan layout");
     barrier(rw, loc);
 
     // 2. Chunks of lines, in order.
@@ -123,11 +86,11 @@ struct ScanLowering : ConvertOpToLLVMPattern<tile::ScanOp> {
       // Idle lanes (more threads than lines times P) only join the shuffles.
       auto loadIf = [&](Value addr) -> Value {
         if (!active)
-          return load(addr);
+          return scratch->load(addr);
         auto branch = scf::IfOp::create(rw, loc, TypeRange{work}, active, /*withElse=*/true);
         OpBuilder::InsertionGuard guard(rw);
         rw.setInsertionPointToStart(&branch.getThenRegion().front());
-        scf::YieldOp::create(rw, loc, load(addr));
+        scf::YieldOp::create(rw, loc, scratch->load(addr));
         rw.setInsertionPointToStart(&branch.getElseRegion().front());
         scf::YieldOp::create(rw, loc, zeroOf(rw, loc, work));
         return branch.getResult(0);
@@ -137,11 +100,11 @@ struct ScanLowering : ConvertOpToLLVMPattern<tile::ScanOp> {
       SmallVector<Value> addrs;
       Value acc;
       for (int64_t j = 0; j < chunk; ++j) {
-        addrs.push_back(at(a.add(first, a.c(j * inner))));
+        addrs.push_back(scratch->at(a.add(first, a.c(j * inner))));
         Value v = loadIf(addrs.back());
         acc = j ? combine(rw, loc, kind, acc, v) : v;
         if (j)
-          store(acc, addrs.back(), active);
+          scratch->store(acc, addrs.back(), active);
       }
       if (per > 1) {
         // The chunk totals, scanned across the line's lanes; then each chunk
@@ -156,17 +119,21 @@ struct ScanLowering : ConvertOpToLLVMPattern<tile::ScanOp> {
         Value before = shuffleUp(rw, loc, total, 1);
         for (Value addr : addrs) {
           Value v = loadIf(addr);
-          store(LLVM::SelectOp::create(rw, loc, from(1), combine(rw, loc, kind, before, v), v),
-                addr, active);
+          scratch->store(
+              LLVM::SelectOp::create(rw, loc, from(1), combine(rw, loc, kind, before, v), v), addr,
+              active);
         }
       }
     }
     barrier(rw, loc);
 
     // 3. Every thread loads its elements back.
+    FailureOr<std::vector<SmallVector<Value, 4>>> coords = scratch->coords(ty);
+    if (failed(coords))
+      return op.emitError("internal compiler error: scan layout");
     SmallVector<Value> out;
-    for (const auto &c : coords) {
-      Value v = load(at(rowMajor(c)));
+    for (const auto &c : *coords) {
+      Value v = scratch->load(scratch->at(scratch->index(c, shape)));
       out.push_back(work == elt ? v : LLVM::FPTruncOp::create(rw, loc, elt, v));
     }
     rw.replaceOp(op, pack(rw, loc, getTypeConverter()->convertType(ty), out));

@@ -219,6 +219,7 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
       populateAtomicPatterns(tc, patterns);
       populateReducePatterns(tc, patterns);
       populateScanPatterns(tc, patterns);
+      populateReshapePatterns(tc, patterns);
       populateShapePatterns(tc, patterns);
       populateDotPatterns(tc, patterns);
       populateSharedPatterns(tc, patterns);

@@ -549,3 +549,27 @@ tile.kernel @k(%x: !tile.tensor<?xf32>) grid {
   %t = tile.load %x[%p] {extents = array<i64: 80>} : !tile.tensor<?xf32> -> tensor<64xf32>
   tile.return
 }
+
+// -----
+
+func.func @f(%a: tensor<16x8xf32>) {
+  // expected-error @+1 {{'tile.reshape' op result must hold the 128 elements of 'tensor<16x8xf32>', as 'f32'}}
+  %r = tile.reshape %a : tensor<16x8xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<2x4x8xf32>) {
+  // expected-error @+1 {{'tile.permute' op dims must be a permutation of 0..2}}
+  %r = tile.permute %a [0, 0, 1] : tensor<2x4x8xf32> -> tensor<2x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<2x4x8xf32>) {
+  // expected-error @+1 {{'tile.permute' op result must be [8, 2, 4] of 'f32'}}
+  %r = tile.permute %a [2, 0, 1] : tensor<2x4x8xf32> -> tensor<8x4x2xf32>
+  return
+}

@@ -68,6 +68,8 @@ tile.kernel @shapes(%s: f32, %hx: !tile.tensor<?x?xf16>) grid {
 // CHECK: tile.reduce min %{{.*}} axis 0 : tensor<64x16xf32> -> tensor<16xf32>
 // CHECK: tile.scan sum %{{.*}} axis 1 : tensor<64x16xf32>
 // CHECK: tile.scan max %{{.*}} axis 0 : tensor<64x16xf32>
+// CHECK: tile.reshape %{{.*}} : tensor<64x16xf32> -> tensor<4x16x16xf32>
+// CHECK: tile.permute %{{.*}} [2, 0, 1] : tensor<4x16x16xf32> -> tensor<16x4x16xf32>
 tile.kernel @compute(%a: !tile.tensor<?x?xbf16>, %bx: !tile.tensor<32x16xbf16>, %n: i32) grid {
 ^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<32x16xbf16>, %z: i32):
   tile.yield %z : i32
@@ -87,6 +89,8 @@ tile.kernel @compute(%a: !tile.tensor<?x?xbf16>, %bx: !tile.tensor<32x16xbf16>, 
   %mn = tile.reduce min %res axis 0 : tensor<64x16xf32> -> tensor<16xf32>
   %cs = tile.scan sum %res axis 1 : tensor<64x16xf32>
   %cm = tile.scan max %res axis 0 : tensor<64x16xf32>
+  %r3 = tile.reshape %res : tensor<64x16xf32> -> tensor<4x16x16xf32>
+  %p3 = tile.permute %r3 [2, 0, 1] : tensor<4x16x16xf32> -> tensor<16x4x16xf32>
   tile.return
 }
 
