@@ -43,6 +43,8 @@ struct Specialization {
   /// bool scalar's value is its compile-time value (as in `dims`); a float
   /// scalar's has no effect on the code. Each must name a scalar parameter.
   std::map<std::string, double> scalars;
+  /// What num_sms() is: the GPU's multiprocessor count, when one is known.
+  std::optional<int64_t> numSms;
 };
 
 /// What Sema learned about a kernel under a specialization.
@@ -51,6 +53,7 @@ struct KernelInfo {
   std::vector<std::pair<std::string, int64_t>> tuneValues;  // declared tune params
   std::vector<std::pair<std::string, int64_t>> whereValues; // in declaration order
   std::map<std::string, int64_t> specializedDims;           // dims baked in as constants
+  std::optional<int64_t> numSms;                            // when num_sms() is used
   int64_t numWarps = kDefaultNumWarps, numStages = kDefaultNumStages;
   std::vector<const Symbol *> params; // one per kernel parameter
   std::vector<const Symbol *> dims;   // named dims in order of first appearance

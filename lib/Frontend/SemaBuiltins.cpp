@@ -26,7 +26,7 @@ bool tessera::isBuiltinFunction(llvm::StringRef n) {
       .Cases({"argmax", "argmin", "cumsum", "cummax", "cummin", "reshape", "permute"}, true)
       .Cases({"cdiv", "next_pow2", "print", "range"}, true)
       .Cases({"atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas"}, true)
-      .Case("multiple_of", true)
+      .Cases({"multiple_of", "num_sms"}, true)
       .Default(false);
 }
 
@@ -240,6 +240,21 @@ void Checker::checkCall(Expr &e) {
     return;
   }
 
+  if (fn == "num_sms") {
+    // A compile-time constant of the specialization, so also in 'where' and
+    // grid clauses (a persistent kernel's grid).
+    if (!checkArity(e, 0, 0))
+      return;
+    if (!spec_.numSms) {
+      error(e.loc, "num_sms() is the GPU's multiprocessor count, which this compilation does "
+                   "not know: run it on a GPU, or give --sms N");
+      return;
+    }
+    e.type = ValueType::scalar(DType::I32);
+    e.constant = *spec_.numSms;
+    info_->numSms = *spec_.numSms;
+    return;
+  }
   if (!requireDevice(e))
     return;
 

@@ -77,6 +77,8 @@ LogicalResult Emitter::emit() {
   kernel->setAttr("tile.dims", b_.getDictionaryAttr(dimBindings));
   if (!specialized.empty())
     kernel->setAttr("tile.specialized_dims", b_.getDictionaryAttr(specialized));
+  if (info_.numSms) // part of the cache key: the code holds it
+    kernel->setAttr("tile.num_sms", b_.getI64IntegerAttr(*info_.numSms));
 
   // The grid region: host-side expressions of dims and scalars.
   for (Region *region : {&kernel.getGrid(), &kernel.getBody()}) {

@@ -381,6 +381,8 @@ TileRef scan(const Inst &inst, const Tile &src) {
             acc = x ? acc + v : v;
           else if (x && (std::isnan(v) || std::isnan(acc)))
             acc = std::numeric_limits<double>::quiet_NaN();
+          else if (x && v == acc) // -0 orders below +0, as llvm.maximum/minimum have it
+            acc = (kind == mlir::tile::ReduceKind::max) == std::signbit(acc) ? v : acc;
           else
             acc = !x                                    ? v
                   : kind == mlir::tile::ReduceKind::max ? std::max(acc, v)

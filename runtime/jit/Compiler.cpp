@@ -301,6 +301,8 @@ specialize(const Program &program, const KernelSignature &sig, const CompileRequ
   fo.kernel = sig.name;
   fo.spec.params = req.params;
   fo.spec.dims = req.dims;
+  if (req.numSms > 0)
+    fo.spec.numSms = req.numSms;
 
   mlir::OwningOpRef<mlir::ModuleOp> module = buildTileModule(program.file(), fo, ctx, diags);
   if (!module)
@@ -395,9 +397,10 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
   std::string keyText =
       compilerVersion() + "\nsource " + sha256Hex(program.file().text()) + "\nkernel " + sig->name +
       "\nparams " + attrText(kernel->getAttr("tile.params")) + "\ndims " +
-      attrText(kernel->getAttr("tile.specialized_dims")) + "\naligned " +
-      (req.aligned ? "1" : "0") + "\narch " + req.arch + "\nO" + std::to_string(req.optLevel) +
-      "\ndriver " + std::to_string(req.driverVersion) + "\nbuild " + TESSERA_BUILD_ID;
+      attrText(kernel->getAttr("tile.specialized_dims")) + "\nsms " +
+      attrText(kernel->getAttr("tile.num_sms")) + "\naligned " + (req.aligned ? "1" : "0") +
+      "\narch " + req.arch + "\nO" + std::to_string(req.optLevel) + "\ndriver " +
+      std::to_string(req.driverVersion) + "\nbuild " + TESSERA_BUILD_ID;
   for (const ScheduleOption &o : kScheduleOptions)
     keyText += std::string("\n") + o.name + " " + attrText(kernel->getAttr(o.attr));
   out.key = sha256Hex(keyText).substr(0, 40);

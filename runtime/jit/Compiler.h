@@ -92,6 +92,7 @@ struct CompileRequest {
   std::string arch = target::TargetInfo::kDefaultArch.str();
   unsigned optLevel = 1;
   int driverVersion = 0; // part of the cache key when known
+  int64_t numSms = 0;    // what num_sms() is (the GPU's multiprocessors); 0: unknown
 };
 
 struct CompiledKernel {

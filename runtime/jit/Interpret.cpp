@@ -36,6 +36,7 @@ llvm::Expected<InterpretInfo> tessera::jit::interpret(const Program &program,
   req.kernel = sig->name;
   req.params = opts.params;
   req.dims = binding->dims;
+  req.numSms = opts.numSms;
   // One compiler (and MLIR context) for every interpretation in the process.
   static Compiler compiler;
   auto grid = compiler.interpret(program, req, iargs, opts.threads, opts.out, opts.padExtents);

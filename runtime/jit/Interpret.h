@@ -28,6 +28,7 @@ struct InterpretOptions {
   unsigned threads = 0;                  // 0: one per hardware thread
   llvm::raw_ostream *out = nullptr;      // print() output; null: stdout
   bool padExtents = false;               // run the program as code generation pads it
+  int64_t numSms = 0;                    // what num_sms() is; 0: unknown (an error if used)
 };
 
 struct InterpretInfo {

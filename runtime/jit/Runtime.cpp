@@ -263,6 +263,7 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
     req.aligned = aligned;
     req.arch = arch_;
     req.optLevel = optLevel_;
+    req.numSms = multiprocessors_;
     if (auto d = cuda::driver())
       req.driverVersion = d->version;
     else

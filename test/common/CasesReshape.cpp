@@ -2,7 +2,8 @@
 //
 // test/programs/reshape.tile against float64: sums of groups of 32 through a
 // rank-3 reshape (ragged rows, 2 and 8 rows per program), a rank-3 permute
-// with its bool mask, an i32 block flattened and folded in two.
+// with its bool mask, an i32 block flattened and folded in two; and
+// test/programs/num_sms.tile, a grid sized by num_sms().
 //
 //===----------------------------------------------------------------------===//
 #include "test/common/Cases.h"
@@ -42,6 +43,20 @@ void tessera::testutil::addReshapeCases(std::vector<ProgramCase> &out, std::mt19
           for (int64_t k = 0; k < C; ++k)
             want[(k * A + i) * B + j] = a[0].t.v[(i * B + j) * C + k];
       return closeTo("out", a[1].t, want, 0, 0);
+    };
+    out.push_back(std::move(c));
+  }
+  for (int64_t n : {5000, 100}) {
+    // num_sms() in the grid clause (num_sms.tile): every block once.
+    ProgramCase c{"sms_stride_n" + std::to_string(n), "test/programs/num_sms.tile",
+                  "sms_stride_scale"};
+    c.args = {in("x", rnd(rng, DType::F32, {n})), output("y", DType::F32, {n})};
+    exact(c, {1});
+    c.check = [=](const std::vector<CaseArg> &a) {
+      std::vector<double> want(a[0].t.v);
+      for (double &v : want)
+        v *= 2;
+      return closeTo("y", a[1].t, want, 0, 0);
     };
     out.push_back(std::move(c));
   }

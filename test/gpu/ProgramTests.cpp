@@ -62,6 +62,7 @@ TEST_P(Programs, MatchTheReferenceAndTheInterpreter) {
   }
   jit::InterpretOptions io;
   io.params = c.params;
+  io.numSms = runtime->multiprocessors(); // num_sms() as on the GPU
   auto ii = jit::interpret(*prog, c.kernel, hargs, io);
   ASSERT_TRUE((bool)ii) << llvm::toString(ii.takeError());
   for (auto [i, a] : llvm::enumerate(c.args)) {

@@ -46,6 +46,7 @@ std::string interpretCase(ProgramCase &c, double *ms = nullptr, bool padExtents 
   jit::InterpretOptions o;
   o.params = c.params;
   o.padExtents = padExtents;
+  o.numSms = 6; // num_sms() in the interpreter: few, so that grid-stride loops loop
   auto info = jit::interpret(**prog, c.kernel, args, o);
   if (!info)
     return llvm::toString(info.takeError());

@@ -232,6 +232,8 @@ int tessera::runCompile(const CompileOptions &options) {
       !parseIntegerItems(opts.dims, "--dim", spec.dims) ||
       !parseNumberItems(opts.scalars, "--scalar", spec.scalars))
     return 1;
+  if (opts.sms > 0)
+    spec.numSms = opts.sms;
   auto buf = llvm::MemoryBuffer::getFile(opts.input, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   if (!buf) {

@@ -57,6 +57,8 @@ struct CompileOptions {
   bool unaligned = false;
   /// LLVM's optimization level for --emit ptx|cubin (0-3).
   unsigned optLevel = 1;
+  /// What num_sms() is (no GPU decides it here); 0: unknown.
+  int64_t sms = 0;
 };
 
 int runCompile(const CompileOptions &opts);
@@ -70,6 +72,7 @@ struct RunOptions {
   std::vector<std::string> outs;    // NAME=PATH.npy: tensors written back
   bool interpret = false;
   std::string arch; // compile for this architecture instead of the GPU's
+  int64_t sms = 0;  // --interpret: what num_sms() is; 0: unknown
 };
 
 /// `tessera run`: 0 on success, 1 for a bad program or arguments, 2 when the

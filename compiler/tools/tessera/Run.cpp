@@ -50,6 +50,11 @@ int tessera::reportError(llvm::Error e) {
 int tessera::runRun(const RunOptions &opts) {
   if (!checkArch(opts.arch))
     return 1;
+  if (opts.sms > 0 && !opts.interpret) {
+    printToolError(llvm::errs(), "--sms is for --interpret: on the GPU, num_sms() is the GPU's "
+                                 "own multiprocessor count");
+    return 1;
+  }
   std::map<std::string, std::string> args, scalars, outs;
   std::map<std::string, int64_t> params;
   if (!splitItems(opts.args, "--arg", "PATH.npy", args) ||
@@ -139,6 +144,7 @@ int tessera::runRun(const RunOptions &opts) {
     }
     jit::InterpretOptions io;
     io.params = params;
+    io.numSms = opts.sms;
     auto info = jit::interpret(**program, sig->name, hostArgs, io);
     if (!info)
       return report(info.takeError());

@@ -45,6 +45,9 @@ int main(int argc, char **argv) {
   c->add_option("-o", compile.output, "write the output to this path instead of stdout");
   c->add_flag("--unaligned", compile.unaligned,
               "do not assume 16-byte aligned tensors (no vectorized global accesses)");
+  c->add_option("--sms", compile.sms,
+                "N: the GPU's multiprocessor count, what num_sms() is (a GPU run uses its own)")
+      ->check(CLI::PositiveNumber);
   c->add_option("-O", compile.optLevel,
                 "LLVM optimization level for ptx and cubin (ptxas optimizes again)")
       ->check(CLI::Range(0u, 3u))
@@ -63,6 +66,10 @@ int main(int argc, char **argv) {
   r->add_option("--out", run.outs, "NAME=PATH.npy: write this tensor argument after the run")
       ->allow_extra_args(false);
   r->add_flag("--interpret", run.interpret, "run in the CPU interpreter instead of on the GPU");
+  r->add_option("--sms", run.sms,
+                "N: what num_sms() is in the interpreter (--interpret only; on the GPU it is the "
+                "GPU's multiprocessor count)")
+      ->check(CLI::PositiveNumber);
   r->add_option("--arch", run.arch,
                 "compile for this architecture instead of the GPU's (it must run there: "
                 "sm_80 code runs on an sm_90a GPU)");

@@ -53,9 +53,12 @@ struct ScanLowering : ConvertOpToLLVMPattern<tile::ScanOp> {
     for (int64_t d = axis + 1; d < ty.getRank(); ++d)
       inner *= shape[d];
     int64_t lines = numel / n, threads = 32 * computeWarps(op);
-    // Fully unrolled: a thread's share of the tile is bounded.
-    if (numel / std::min(threads, numel) > 1024)
-      return op.emitError("a scan of ") << ty << " holds more than 1024 elements per thread";
+    int64_t per = threads >= lines ? std::min({n, int64_t(32), threads / lines}) : 1;
+    int64_t chunk = n / per, rounds = threads >= lines ? 1 : lines / threads;
+    // Fully unrolled: what one thread scans in order is bounded.
+    if (chunk * rounds > 1024)
+      return op.emitError("a scan of ")
+             << ty << " needs " << chunk * rounds << " steps in order per thread, more than 1024";
     FailureOr<ScratchTile> scratch = ScratchTile::of(rw, op, work);
     if (failed(scratch))
       return failure();
@@ -69,8 +72,6 @@ struct ScanLowering : ConvertOpToLLVMPattern<tile::ScanOp> {
     barrier(rw, loc);
 
     // 2. Chunks of lines, in order.
-    int64_t per = threads >= lines ? std::min({n, int64_t(32), threads / lines}) : 1;
-    int64_t chunk = n / per, rounds = threads >= lines ? 1 : lines / threads;
     Value part = a.urem(tid, a.c(per));
     for (int64_t k = 0; k < rounds; ++k) {
       Value line = threads >= lines ? a.urem(a.udiv(tid, a.c(per)), a.c(lines))

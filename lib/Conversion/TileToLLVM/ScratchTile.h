@@ -4,8 +4,8 @@
 // describes (tile.scan, tile.reshape, tile.permute) stage their tile in the
 // op's scratch (tile.scratch_offset from tile-allocate-shared) in row-major
 // order, with one padding element after every 32 against the bank conflicts
-// of strided accesses; scratchTileBytes in lib/Analysis/SharedMemory.cpp
-// sizes it. Bools are stored as bytes. The barriers between the writes and
+// of strided accesses; scratchBytes in lib/Analysis/SharedMemory.cpp sizes
+// it. Bools are stored as bytes. The barriers between the writes and
 // the reads are the op's own.
 //
 //===----------------------------------------------------------------------===//

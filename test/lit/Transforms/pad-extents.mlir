@@ -127,6 +127,28 @@ tile.kernel @small_dot(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>, %r
 
 // -----
 
+// The same dot in a kernel that reshapes a tile with 4 rows: a reshape cannot
+// keep its element order through padding, so the dot keeps its 4 rows.
+// CHECK-LABEL: tile.kernel @small_dot_reshaped
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x64xbf16>, tensor<64x128xbf16> -> tensor<4x128xf32>
+// CHECK: tile.reshape %{{.*}} : tensor<4x128xf32> -> tensor<512xf32>
+tile.kernel @small_dot_reshaped(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %q = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<4x64xbf16>
+  %k = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x128xbf16>
+  %z = arith.constant dense<0.0> : tensor<4x128xf32>
+  %s = tile.dot %q, %k, %z : tensor<4x64xbf16>, tensor<64x128xbf16> -> tensor<4x128xf32>
+  %f = tile.reshape %s : tensor<4x128xf32> -> tensor<512xf32>
+  tile.store %y[%c0], %f : !tile.tensor<?xf32>, tensor<512xf32>
+  tile.return
+}
+
+// -----
+
 // CHECK-LABEL: tile.kernel @tiny
 // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x64xbf16>, tensor<64x16xbf16> -> tensor<4x16xf32>
 tile.kernel @tiny(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64} grid {
