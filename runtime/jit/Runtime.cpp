@@ -77,6 +77,15 @@ bool Runtime::repeats(const Program &program, llvm::StringRef kernel, llvm::Arra
 
 llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringRef kernelName,
                                            llvm::ArrayRef<Arg> args, const LaunchOptions &opts) {
+  // One launch at a time (Runtime.h, "Threads"); the context current on this
+  // thread (once per thread and runtime context, not per launch).
+  std::lock_guard<std::mutex> lock(mutex_);
+  thread_local CUcontext current = nullptr;
+  if (current != ctx_.get()) {
+    if (llvm::Error e = ctx_.makeCurrent())
+      return std::move(e);
+    current = ctx_.get();
+  }
   if (repeat_ && repeats(program, kernelName, args, opts)) {
     // The last launch's binding with this launch's data pointers.
     Repeat &r = *repeat_;
@@ -228,6 +237,7 @@ llvm::Error Runtime::launchPrepared(const Prepared &prep, void **params, CUstrea
 }
 
 std::optional<Runtime::RawLaunch> Runtime::lastLaunch() {
+  std::lock_guard<std::mutex> lock(mutex_);
   if (!repeat_)
     return std::nullopt;
   const Prepared &prep = *repeat_->prepared;
@@ -406,6 +416,7 @@ llvm::Expected<std::string> tessera::jit::driverCubin(const CompiledKernel &ck, 
 }
 
 llvm::Expected<Runtime::Resources> Runtime::resources(const std::string &key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
   auto it = loaded_.find(key);
   if (it == loaded_.end() || !it->second)
     return makeError("no loaded kernel with key " + key);

@@ -15,6 +15,17 @@
 // the new data pointers patched in, and its tensor maps when the buffers are
 // the same.
 //
+// Threads: one Runtime may be shared. Its launches run one at a time (a
+// lock around `launch`, a few microseconds of host work on a cached kernel;
+// the GPU work is asynchronous and overlaps across streams), and `launch`
+// makes the runtime's context current on the calling thread. The first
+// launch of a specialization compiles under the lock, so threads asking for
+// it at once compile it once (the others wait, and so do their other
+// launches meanwhile). `resources` and `loadedKernels` take the lock too;
+// `lastLaunch` describes the last launch of any thread. Device memory a
+// thread allocates itself needs the context current there (a launch on that
+// thread first, or cuda::Context::makeCurrent).
+//
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_RUNTIME_JIT_RUNTIME_H
 #define TESSERA_RUNTIME_JIT_RUNTIME_H
@@ -26,6 +37,7 @@
 #include "runtime/jit/DiskCache.h"
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 
@@ -116,7 +128,10 @@ public:
   /// The tuning database launches consult ("" when off).
   const std::string &tuningDatabase() const { return tuningDB_; }
   /// Loaded specializations and compiles so far.
-  size_t loadedKernels() const { return loaded_.size(); }
+  size_t loadedKernels() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return loaded_.size();
+  }
 
 private:
   struct Loaded {
@@ -168,6 +183,7 @@ private:
         deviceArch_(std::move(deviceArch)), disk_(std::move(disk)), compiler_(disk_.get()),
         optLevel_(optLevel) {}
 
+  mutable std::mutex mutex_; // around launch and what reads its caches
   cuda::Context ctx_;
   target::TargetInfo target_;
   std::string arch_, deviceArch_;

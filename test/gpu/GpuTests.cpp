@@ -1,7 +1,8 @@
 //===- GpuTests.cpp - the runtime's own behaviour on the GPU ----*- C++ -*-===//
 //
 // Caching (repeat launches never recompile; other sizes of one specialization
-// reuse the loaded kernel) and the alignment specialization. The examples and
+// reuse the loaded kernel), the alignment specialization, and threads
+// sharing one runtime. The examples and
 // test programs against their references are in ProgramTests.cpp. Skipped
 // without a GPU. The .tile sources come from $TESSERA_SOURCE_DIR (the device
 // bundle sets it) or the source tree.
@@ -19,9 +20,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 using namespace tessera;
 using namespace tessera::gputest;
@@ -285,6 +288,77 @@ TEST_F(Gpu, UnalignedTensorsGetTheUnalignedVariant) {
   for (int64_t i = 0; i < n; ++i)
     want[i] = (double)(float)(2 * big.host.v[i + 1]);
   expectClose(z, want, 0, 0);
+}
+
+// One runtime shared by eight threads (Runtime.h, "Threads"): their first
+// launches of one new kernel with the same sizes, all at once, compile it
+// once; each thread launches two kernels 100 times on a stream of its own,
+// with a scalar of its own, each result checked.
+TEST_F(Gpu, ThreadsShareOneRuntime) {
+  auto p = jit::Program::fromSource(
+      "threads.tile", "kernel scale(x: tensor<f32, [N]>, y: tensor<f32, [N]>, a: f32)\n"
+                      "  tune BLOCK in [128] grid [cdiv(N, BLOCK)] {\n"
+                      "  let i = program_id(0);\n"
+                      "  store(y, [i], a * load(x, [i], [BLOCK]));\n}\n"
+                      "kernel shift(x: tensor<f32, [N]>, y: tensor<f32, [N]>, b: f32)\n"
+                      "  tune BLOCK in [256] grid [cdiv(N, BLOCK)] {\n"
+                      "  let i = program_id(0);\n"
+                      "  store(y, [i], load(x, [i], [BLOCK]) + b);\n}\n");
+  ASSERT_TRUE((bool)p) << llvm::toString(p.takeError());
+  constexpr int kThreads = 8;
+  auto &api = *cuda::driver();
+  std::vector<DeviceTensor> xs, ys, zs;
+  std::vector<CUstream> streams(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    int64_t n = 4000; // one launch signature for all: one compile
+    xs.push_back(up(HostTensor(DType::F32, {n}).random(rng)));
+    ys.push_back(poison(DType::F32, {n}));
+    zs.push_back(poison(DType::F32, {n}));
+    ASSERT_FALSE(
+        (bool)cuda::check(api.cuStreamCreate(&streams[t], CU_STREAM_NON_BLOCKING), "stream"));
+  }
+  size_t before = runtime->loadedKernels();
+  std::atomic<int> ready{0}, compiled{0};
+  std::vector<std::string> errors(kThreads);
+  auto work = [&](int t) {
+    jit::LaunchOptions lo;
+    lo.stream = streams[t];
+    auto launch = [&](const char *kernel, DeviceTensor &out, double s) -> bool {
+      auto info = runtime->launch(**p, kernel, {xs[t].arg(), out.arg(), jit::ScalarArg::of(s)}, lo);
+      if (!info) {
+        errors[t] = llvm::toString(info.takeError());
+        return false;
+      }
+      compiled += info->compiled && std::string(kernel) == "scale";
+      return true;
+    };
+    for (++ready; ready < kThreads;) // all at once
+      std::this_thread::yield();
+    for (int i = 0; i < 100; ++i)
+      if (!launch("scale", ys[t], t + 1) || !launch("shift", zs[t], -t))
+        return;
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back(work, t);
+  for (std::thread &th : threads)
+    th.join();
+  ASSERT_FALSE((bool)cuda::check(api.cuCtxSynchronize(), "sync"));
+  for (int t = 0; t < kThreads; ++t) {
+    SCOPED_TRACE(t);
+    EXPECT_EQ(errors[t], "");
+    std::vector<double> scaled(xs[t].host.v), shifted(xs[t].host.v);
+    for (double &v : scaled)
+      v = (double)((float)(t + 1) * (float)v);
+    for (double &v : shifted)
+      v = (double)((float)v - (float)t);
+    expectClose(ys[t], scaled, 0, 0);
+    expectClose(zs[t], shifted, 0, 0);
+    api.cuStreamDestroy(streams[t]);
+  }
+  // One specialization per kernel (N is not specialized): compiled once each.
+  EXPECT_EQ(compiled.load(), 1);
+  EXPECT_EQ(runtime->loadedKernels(), before + 2);
 }
 
 TEST_F(Gpu, LaunchesUseTheTuningDatabase) {
