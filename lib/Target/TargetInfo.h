@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -84,6 +85,9 @@ public:
   bool runsOn(unsigned deviceCapability) const;
   /// The capability (times ten) an arch name gives: `sm_90a` -> 90, 0 if none.
   static unsigned capabilityOf(llvm::StringRef arch);
+
+  /// Programs per grid axis (x, y, z) a launch may have, on every supported GPU.
+  static constexpr std::array<int64_t, 3> kMaxGrid = {2147483647, 65535, 65535};
 
   // Threads and registers.
   unsigned warpSize() const { return 32; }

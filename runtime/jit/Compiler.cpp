@@ -331,6 +331,22 @@ llvm::Error Compiler::inspect(const Program &program, const CompileRequest &req,
   return fn(kernel);
 }
 
+namespace {
+/// A grid a GPU can launch: at most TargetInfo::kMaxGrid programs per axis.
+llvm::Error checkGrid(const std::string &kernel, const std::array<int64_t, 3> &grid) {
+  for (unsigned a = 0; a < 3; ++a) {
+    int64_t limit = target::TargetInfo::kMaxGrid[a];
+    if (grid[a] > limit)
+      return makeError(
+          "the grid clause of '" + kernel + "' gives " + llvm::Twine(grid[a]) +
+          " programs along axis " + llvm::Twine(a) + " for these sizes; a launch takes at most " +
+          llvm::Twine(limit) +
+          (a ? " there (axis 0 takes up to 2147483647: put the largest extent first)" : ""));
+  }
+  return llvm::Error::success();
+}
+} // namespace
+
 llvm::Expected<std::array<int64_t, 3>> Compiler::interpret(const Program &program,
                                                            const CompileRequest &req,
                                                            llvm::ArrayRef<interp::Arg> args,
@@ -345,6 +361,9 @@ llvm::Expected<std::array<int64_t, 3>> Compiler::interpret(const Program &progra
     if (!g)
       return g.takeError();
     grid = *g;
+    // What the GPU could not launch, the interpreter does not run either.
+    if (llvm::Error e = checkGrid(sig->name, grid))
+      return e;
     DiagnosticEngine diags(program.file());
     interp::Options opts;
     opts.grid = grid;
@@ -391,6 +410,8 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
     out.persistent = true;
     out.grid = {out.grid[0] * out.grid[1] * out.grid[2], 1, 1};
   }
+  if (llvm::Error e = checkGrid(sig->name, out.grid))
+    return std::move(e);
   if (auto w = kernel->getAttrOfType<mlir::IntegerAttr>("tile.num_warps"))
     out.numWarps = w.getInt();
   // The key: everything the PTX depends on.

@@ -4,6 +4,7 @@
 // argument binding, and the driver loader's behaviour without a driver.
 //
 //===----------------------------------------------------------------------===//
+#include "lib/Interpreter/Interpreter.h"
 #include "lib/Support/Npy.h"
 #include "runtime/cuda/Driver.h"
 #include "runtime/cuda/Nvrtc.h"
@@ -229,6 +230,37 @@ TEST(Compiler, ProgramErrorsArriveLocated) {
   auto syntax = Program::fromSource("syntax.tile", "kernel k( {");
   ASSERT_FALSE((bool)syntax);
   EXPECT_NE(llvm::toString(syntax.takeError()).find("syntax.tile:1:"), std::string::npos);
+}
+
+// A grid past what a launch takes (65535 programs along y and z) is refused
+// when it is evaluated, naming the kernel, the axis and the limit; at the
+// limit it compiles. The interpreter refuses it too.
+TEST(Compiler, GridsPastTheLaunchLimitsAreRefused) {
+  auto prog =
+      Program::fromSource("rows.tile", "kernel rows(x: tensor<f32, [M, N]>)\n"
+                                       "  grid [1, M] {\n"
+                                       "  let r = program_id(1);\n"
+                                       "  store(x, [r, 0], load(x, [r, 0], [1, 64]));\n}\n");
+  ASSERT_TRUE((bool)prog) << llvm::toString(prog.takeError());
+  Compiler c;
+  CompileRequest r;
+  r.dims = {{"M", 65535}, {"N", 64}};
+  auto ok = c.compile(**prog, r);
+  ASSERT_TRUE((bool)ok) << llvm::toString(ok.takeError());
+  EXPECT_EQ(ok->grid[1], 65535);
+  r.dims = {{"M", 70000}, {"N", 64}};
+  auto big = c.compile(**prog, r);
+  ASSERT_FALSE((bool)big);
+  std::string msg = llvm::toString(big.takeError());
+  EXPECT_NE(msg.find("the grid clause of 'rows' gives 70000 programs along axis 1"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("at most 65535"), std::string::npos) << msg;
+  std::vector<float> data(70000 * 64, 1.0f);
+  auto run = c.interpret(**prog, r, {interp::Arg::tensor(data.data(), DType::F32, {70000, 64})}, 1,
+                         nullptr);
+  ASSERT_FALSE((bool)run);
+  EXPECT_NE(llvm::toString(run.takeError()).find("at most 65535"), std::string::npos);
 }
 
 //===----------------------------------------------------------------------===//
