@@ -381,7 +381,8 @@ void Checker::checkCall(Expr &e) {
     return;
   }
   if (fn == "reshape" || fn == "permute") {
-    checkShapeChange(e);
+    if (checkArity(e, 2, 2) && value(*e.args[0]))
+      checkShapeChange(e);
     return;
   }
   bool arg = fn == "argmax" || fn == "argmin";
@@ -497,16 +498,7 @@ void Checker::checkCall(Expr &e) {
 
 void Checker::checkShapeChange(Expr &e) {
   const std::string &fn = e.name;
-  if (!checkArity(e, 2, 2))
-    return;
   Expr &x = *e.args[0];
-  check(x);
-  if (x.type.isVoid()) {
-    error(x.start(), "this expression has no value");
-    return;
-  }
-  if (x.type.isError())
-    return;
   if (!x.type.isTile()) {
     error(x.start(), fn + "() takes a tile, got " + x.type.str());
     return;

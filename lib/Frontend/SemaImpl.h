@@ -72,7 +72,8 @@ public:
   const Symbol *tensorArg(Expr &e, llvm::StringRef fn);
   void foldConstant(Expr &e);
   bool checkArity(Expr &e, size_t lo, size_t hi);
-  /// reshape(x, [s...]) and permute(x, [d...]): the new shape of a tile.
+  /// reshape(x, [s...]) and permute(x, [d...]) with two arguments, `x`
+  /// checked: the new shape of a tile.
   void checkShapeChange(Expr &e);
   bool requireDevice(Expr &e);
 

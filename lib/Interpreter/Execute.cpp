@@ -322,13 +322,31 @@ TileRef dot(const Inst &inst, const Tile &a, const Tile &b, const Tile &acc) {
   return out;
 }
 
+/// The lines of `src` along `axis` (reductions and scans): outer x inner of
+/// them, each `ext` long, line (o, in) from o * ext * inner + in in steps of
+/// `inner`.
+struct AxisLines {
+  int64_t outer = 1, inner = 1, ext;
+};
+AxisLines linesAlong(const Tile &src, int64_t axis) {
+  AxisLines l{1, 1, src.shape[axis]};
+  for (int64_t d = 0; d < axis; ++d)
+    l.outer *= src.shape[d];
+  for (size_t d = axis + 1; d < src.shape.size(); ++d)
+    l.inner *= src.shape[d];
+  return l;
+}
+
+/// Integer sum (wrapping in 64 bits), max or min.
+int64_t combineI(mlir::tile::ReduceKind kind, int64_t acc, int64_t v) {
+  return kind == mlir::tile::ReduceKind::sum   ? (int64_t)((uint64_t)acc + (uint64_t)v)
+         : kind == mlir::tile::ReduceKind::max ? std::max(acc, v)
+                                               : std::min(acc, v);
+}
+
 TileRef reduce(const Inst &inst, const Tile &src) {
   auto out = std::make_shared<Tile>(inst.ek, inst.shape);
-  int64_t axis = inst.a, outer = 1, inner = 1, ext = src.shape[axis];
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= src.shape[d];
-  for (size_t d = axis + 1; d < src.shape.size(); ++d)
-    inner *= src.shape[d];
+  auto [outer, inner, ext] = linesAlong(src, inst.a);
   auto kind = (mlir::tile::ReduceKind)inst.b;
   bool fl = isFloatEK(src.ek);
   for (int64_t o = 0; o < outer; ++o)
@@ -348,12 +366,8 @@ TileRef reduce(const Inst &inst, const Tile &src) {
         out->f[o * inner + in] = roundF(inst.ek, (float)acc);
       } else {
         int64_t acc = kind == mlir::tile::ReduceKind::sum ? 0 : src.i[first];
-        for (int64_t x = 0; x < ext; ++x) {
-          int64_t v = src.i[first + x * inner];
-          acc = kind == mlir::tile::ReduceKind::sum   ? (int64_t)((uint64_t)acc + (uint64_t)v)
-                : kind == mlir::tile::ReduceKind::max ? std::max(acc, v)
-                                                      : std::min(acc, v);
-        }
+        for (int64_t x = 0; x < ext; ++x)
+          acc = combineI(kind, acc, src.i[first + x * inner]);
         out->i[o * inner + in] = wrapI(inst.ek, acc);
       }
     }
@@ -364,11 +378,7 @@ TileRef reduce(const Inst &inst, const Tile &src) {
 /// wrapping 64-bit arithmetic for integers), each output rounded to the type.
 TileRef scan(const Inst &inst, const Tile &src) {
   auto out = std::make_shared<Tile>(inst.ek, inst.shape);
-  int64_t axis = inst.a, outer = 1, inner = 1, ext = src.shape[axis];
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= src.shape[d];
-  for (size_t d = axis + 1; d < src.shape.size(); ++d)
-    inner *= src.shape[d];
+  auto [outer, inner, ext] = linesAlong(src, inst.a);
   auto kind = (mlir::tile::ReduceKind)inst.b;
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t in = 0; in < inner; ++in) {
@@ -393,10 +403,7 @@ TileRef scan(const Inst &inst, const Tile &src) {
         int64_t acc = 0;
         for (int64_t x = 0; x < ext; ++x) {
           int64_t v = src.i[first + x * inner];
-          acc = !x                                    ? v
-                : kind == mlir::tile::ReduceKind::sum ? (int64_t)((uint64_t)acc + (uint64_t)v)
-                : kind == mlir::tile::ReduceKind::max ? std::max(acc, v)
-                                                      : std::min(acc, v);
+          acc = x ? combineI(kind, acc, v) : v;
           out->i[first + x * inner] = wrapI(inst.ek, acc);
         }
       }

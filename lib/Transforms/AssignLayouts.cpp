@@ -68,6 +68,17 @@ private:
     op->setOperand(idx, materialize(v, layout, op));
   }
 
+  /// Makes operand `idx` of `op` arrive in a layout Distribution describes
+  /// (blocked or mma, or a slice of one; else the default) and returns it.
+  Attribute requireDistributed(Operation *op, unsigned idx) {
+    Attribute root = layoutOf(op->getOperand(idx));
+    while (auto slice = dyn_cast_or_null<SliceLayoutAttr>(root))
+      root = slice.getParent();
+    if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr>(root))
+      require(op, idx, defaultFor(tensorOf(op->getOperand(idx))));
+    return layoutOf(op->getOperand(idx));
+  }
+
   /// `v` in `layout`, for a use at `user`.
   Value materialize(Value v, Attribute layout, Operation *user) {
     if (layoutOf(v) == layout)
@@ -277,37 +288,21 @@ LogicalResult Assigner::visit(Operation *op) {
   if (auto red = dyn_cast<ReduceOp>(op)) {
     // Reductions run on blocked and mma layouts (and their slices); dot
     // operands are converted.
-    Attribute src = layoutOf(red.getSrc());
-    while (auto slice = dyn_cast_or_null<SliceLayoutAttr>(src))
-      src = slice.getParent();
-    if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr>(src))
-      require(op, 0, defaultFor(tensorOf(red.getSrc())));
+    Attribute src = requireDistributed(op, 0);
     if (tensorOf(red.getResult()))
-      setLayout(red.getResult(), SliceLayoutAttr::get(ctx_, red.getAxis(), layoutOf(red.getSrc())));
+      setLayout(red.getResult(), SliceLayoutAttr::get(ctx_, red.getAxis(), src));
     return success();
   }
   if (auto scan = dyn_cast<ScanOp>(op)) {
     // A scan runs through shared memory from any layout Distribution
     // describes (blocked, mma and their slices); its result keeps the layout.
-    Attribute src = layoutOf(scan.getSrc());
-    Attribute root = src;
-    while (auto slice = dyn_cast_or_null<SliceLayoutAttr>(root))
-      root = slice.getParent();
-    if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr>(root)) {
-      src = defaultFor(tensorOf(scan.getSrc()));
-      require(op, 0, src);
-    }
-    setLayout(scan.getResult(), src);
+    setLayout(scan.getResult(), requireDistributed(op, 0));
     return success();
   }
   if (isa<ReshapeOp, PermuteOp>(op)) {
     // Through shared memory from any layout Distribution describes; the
     // result gets its shape's default.
-    Attribute root = layoutOf(op->getOperand(0));
-    while (auto slice = dyn_cast_or_null<SliceLayoutAttr>(root))
-      root = slice.getParent();
-    if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr>(root))
-      require(op, 0, defaultFor(tensorOf(op->getOperand(0))));
+    requireDistributed(op, 0);
     setLayout(op->getResult(0), defaultFor(tensorOf(op->getResult(0))));
     return success();
   }

@@ -399,9 +399,15 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
     if (!tma)
       AsyncCommitGroupOp::create(b, loc);
   };
+  // `iv` plus k steps, at `ob`'s point.
+  auto at = [&](OpBuilder &ob, Value iv, int64_t k) {
+    Value steps = arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(k));
+    return arith::AddIOp::create(ob, loc, iv, arith::MulIOp::create(ob, loc, step, steps))
+        .getResult();
+  };
   // Prologue: iterations 0 .. ahead-1.
   for (unsigned s = 0; s < ahead && !split; ++s) {
-    Value iv = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, step, cst(s)));
+    Value iv = at(b, lb, s);
     issue(iv, cst(s), nullptr);
   }
   // A gather's page numbers are read one iteration before its copy is
@@ -412,10 +418,6 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   if (SmallVector<Operation *> reads =
           gathers ? prefetchable(loop, cands) : SmallVector<Operation *>();
       !reads.empty()) {
-    auto at = [&](OpBuilder &ob, Value iv, int64_t k) {
-      Value ahead = arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(k));
-      return arith::AddIOp::create(ob, loc, iv, arith::MulIOp::create(ob, loc, step, ahead));
-    };
     SmallVector<Value> init = readsAt(b, loop, reads, at(b, lb, ahead));
     IRRewriter rewriter(ctx);
     scf::ForOp old = loop;
@@ -450,9 +452,7 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   auto issueAhead = [&] {
     Value next =
         arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, k, cst(ahead)), cst(stages));
-    Value ivNext =
-        arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, step, cst(ahead)));
-    issue(ivNext, next, &prefetched);
+    issue(at(b, iv, ahead), next, &prefetched);
   };
   if (!split && !late)
     issueAhead();

@@ -23,8 +23,6 @@
 #include "lib/Conversion/TileToLLVM/Patterns.h"
 #include "lib/Conversion/TileToLLVM/ScratchTile.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
-
 using namespace mlir;
 using namespace tessera::conversion;
 
@@ -37,9 +35,6 @@ struct ScanLowering : ConvertOpToLLVMPattern<tile::ScanOp> {
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     RankedTensorType ty = op.getSrc().getType();
-    FailureOr<Distribution> dist = distribute(ty);
-    if (failed(dist))
-      return op.emitError("code generation of this scan needs a blocked, mma or slice layout");
     for (int64_t e : ty.getShape())
       if (!llvm::isPowerOf2_64(e))
         return op.emitError("code generation needs power-of-two tile extents, got ") << ty;
@@ -68,7 +63,7 @@ struct ScanLowering : ConvertOpToLLVMPattern<tile::ScanOp> {
 
     // 1. The owners store the tile.
     if (failed(scratch->storeOwned(unpack(rw, loc, adaptor.getSrc()), ty)))
-      return op.emitError("internal compiler error: scan layout");
+      return op.emitError("code generation of this scan needs a blocked, mma or slice layout");
     barrier(rw, loc);
 
     // 2. Chunks of lines, in order.
@@ -84,25 +79,15 @@ struct ScanLowering : ConvertOpToLLVMPattern<tile::ScanOp> {
       Value first =
           a.add(a.add(a.mul(a.udiv(line, a.c(inner)), a.c(n * inner)), a.urem(line, a.c(inner))),
                 a.mul(part, a.c(chunk * inner)));
-      // Idle lanes (more threads than lines times P) only join the shuffles.
-      auto loadIf = [&](Value addr) -> Value {
-        if (!active)
-          return scratch->load(addr);
-        auto branch = scf::IfOp::create(rw, loc, TypeRange{work}, active, /*withElse=*/true);
-        OpBuilder::InsertionGuard guard(rw);
-        rw.setInsertionPointToStart(&branch.getThenRegion().front());
-        scf::YieldOp::create(rw, loc, scratch->load(addr));
-        rw.setInsertionPointToStart(&branch.getElseRegion().front());
-        scf::YieldOp::create(rw, loc, zeroOf(rw, loc, work));
-        return branch.getResult(0);
-      };
+      // Idle lanes (more threads than lines times P) only join the shuffles:
+      // their loads and stores are branched around.
       // The chunk in order, each running value stored as it goes (few
       // registers however long the chunk).
       SmallVector<Value> addrs;
       Value acc;
       for (int64_t j = 0; j < chunk; ++j) {
         addrs.push_back(scratch->at(a.add(first, a.c(j * inner))));
-        Value v = loadIf(addrs.back());
+        Value v = scratch->load(addrs.back(), active);
         acc = j ? combine(rw, loc, kind, acc, v) : v;
         if (j)
           scratch->store(acc, addrs.back(), active);
@@ -119,7 +104,7 @@ struct ScanLowering : ConvertOpToLLVMPattern<tile::ScanOp> {
               rw, loc, from(d), combine(rw, loc, kind, shuffleUp(rw, loc, total, d), total), total);
         Value before = shuffleUp(rw, loc, total, 1);
         for (Value addr : addrs) {
-          Value v = loadIf(addr);
+          Value v = scratch->load(addr, active);
           scratch->store(
               LLVM::SelectOp::create(rw, loc, from(1), combine(rw, loc, kind, before, v), v), addr,
               active);

@@ -42,11 +42,22 @@ Value ScratchTile::index(ArrayRef<Value> coords, ArrayRef<int64_t> shape) {
   return idx;
 }
 
-Value ScratchTile::load(Value addr) {
-  if (!work.isInteger(1))
-    return LLVM::LoadOp::create(b, loc, work, addr);
-  Value byte = LLVM::LoadOp::create(b, loc, b.getI8Type(), addr);
-  return LLVM::TruncOp::create(b, loc, b.getI1Type(), byte);
+Value ScratchTile::load(Value addr, Value pred) {
+  auto read = [&]() -> Value {
+    if (!work.isInteger(1))
+      return LLVM::LoadOp::create(b, loc, work, addr);
+    Value byte = LLVM::LoadOp::create(b, loc, b.getI8Type(), addr);
+    return LLVM::TruncOp::create(b, loc, b.getI1Type(), byte);
+  };
+  if (!pred)
+    return read();
+  auto branch = scf::IfOp::create(b, loc, TypeRange{work}, pred, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&branch.getThenRegion().front());
+  scf::YieldOp::create(b, loc, read());
+  b.setInsertionPointToStart(&branch.getElseRegion().front());
+  scf::YieldOp::create(b, loc, zeroOf(b, loc, work));
+  return branch.getResult(0);
 }
 
 void ScratchTile::store(Value v, Value addr, Value pred) {

@@ -27,8 +27,9 @@ public:
   mlir::Value at(mlir::Value idx);
   /// The row-major index of `coords` in a tile of `shape`.
   mlir::Value index(llvm::ArrayRef<mlir::Value> coords, llvm::ArrayRef<int64_t> shape);
-  /// The element at `addr`, as `work`.
-  mlir::Value load(mlir::Value addr);
+  /// The element at `addr`, as `work`; where `pred` is given and false, no
+  /// load and zero instead.
+  mlir::Value load(mlir::Value addr, mlir::Value pred = {});
   /// Stores `v` (a `work` value) at `addr`; only where `pred` holds, if given.
   void store(mlir::Value v, mlir::Value addr, mlir::Value pred = {});
   /// Each element of `elems` (a tile of `type`, lowered) stored at its
