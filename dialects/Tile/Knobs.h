@@ -15,6 +15,11 @@
 namespace tessera {
 
 inline constexpr int64_t kDefaultNumWarps = 4;
+
+/// The global of a kernel compiled for debugging (`tile.debug`) that its
+/// failed assert()s write: four i32, the first failed assert's id and that
+/// program's ids (docs/kernel-abi.md, "Asserts"). The runtime reads it by name.
+inline constexpr const char *kAssertStateName = "tessera_assert_state";
 inline constexpr int64_t kDefaultNumStages = 3;
 
 /// The compiler's split-K schedule option (`--param split-k=S`; the tuner

@@ -419,4 +419,21 @@ include "TileSharedOps.td"
 include "TileSplitKOps.td"
 include "TileIndexedOps.td"
 
+def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {
+  let summary = "checks a condition in every element, reporting a failure (debugging)";
+  let description = [{
+    Fails when any element of `cond` is false, naming `message`, the op's
+    location and the program ids `pid0..2`. The interpreter stops with that
+    error; GPU code checks it only when compiled for debugging (the rest of
+    the kernel runs on, and the runtime reports the first failure after the
+    launch), and drops it otherwise.
+
+    ```mlir
+    tile.assert "row index in range", %ok, %p0, %p1, %p2 : tensor<64xi1>
+    ```
+  }];
+  let arguments = (ins StrAttr:$message, Tile_MaskValue:$cond, I32:$pid0, I32:$pid1, I32:$pid2);
+  let assemblyFormat = "$message `,` $cond `,` $pid0 `,` $pid1 `,` $pid2 attr-dict `:` type($cond)";
+}
+
 #endif // TILE_OPS_TD

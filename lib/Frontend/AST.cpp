@@ -86,6 +86,9 @@ struct Printer {
     case ExprKind::Bool:
       o << "(bool " << (e.boolValue ? "true" : "false") << ")" << at(e.loc) << "\n";
       return;
+    case ExprKind::Str:
+      o << "(string \"" << e.name << "\")" << at(e.loc) << "\n";
+      return;
     case ExprKind::Name:
       o << "(name " << e.name << ")" << at(e.loc) << "\n";
       return;

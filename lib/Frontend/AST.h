@@ -61,7 +61,7 @@ struct ValueType {
   }
 };
 
-enum class ExprKind { Int, Float, Bool, Name, Unary, Binary, Call, Index, Attr, Method, List };
+enum class ExprKind { Int, Float, Bool, Str, Name, Unary, Binary, Call, Index, Attr, Method, List };
 enum class BinOp { Add, Sub, Mul, Div, Mod, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
 enum class UnOp { Neg, Not };
 const char *binOpSpelling(BinOp op);
@@ -90,7 +90,7 @@ struct Expr {
   int64_t intValue = 0;
   double floatValue = 0;
   bool boolValue = false;
-  std::string name; // Name; Call callee; Attr / Method name
+  std::string name; // Name; Call callee; Attr / Method name; Str: the string's text
   BinOp binOp = BinOp::Add;
   UnOp unOp = UnOp::Neg;
   std::vector<ExprPtr> args; // operands, call args, list items; base first for Index/Attr/Method

@@ -26,6 +26,8 @@ const char *tessera::tokName(Tok k) {
     return "integer literal";
   case Tok::Float:
     return "float literal";
+  case Tok::String:
+    return "string literal";
   case Tok::KwKernel:
     return "'kernel'";
   case Tok::KwTune:
@@ -345,14 +347,33 @@ Token Lexer::lexToken() {
       t.kind = Tok::Error;
     }
     break;
-  case '"':
+  case '"': {
+    // One line; \" and \\ are the only escapes.
+    std::string text;
+    while (pos_ < file_.text().size() && peek() != '"' && peek() != '\n') {
+      if (peek() == '\\' && (peek(1) == '"' || peek(1) == '\\'))
+        advance();
+      text += peek();
+      advance();
+    }
+    if (peek() != '"') {
+      diags_.error(loc, "unterminated string literal (a string ends on its line)");
+      t.kind = Tok::Error;
+      break;
+    }
+    advance();
+    t.kind = Tok::String;
+    t.loc = loc;
+    t.text = std::move(text);
+    return t;
+  }
   case '\'': {
     // Report a whole string once rather than each quote.
     while (pos_ < file_.text().size() && peek() != c && peek() != '\n')
       advance();
     if (peek() == c)
       advance();
-    diags_.error(loc, "string literals are not supported");
+    diags_.error(loc, "strings take double quotes: \"...\"");
     t.kind = Tok::Error;
     break;
   }

@@ -260,6 +260,11 @@ ExprPtr Parser::parsePrimary() {
     e->floatValue = HUGE_VAL;
     return finish(std::move(e), begin);
   }
+  case Tok::String: {
+    auto e = std::make_unique<Expr>(ExprKind::Str, t.loc);
+    e->name = consume().text;
+    return finish(std::move(e), begin);
+  }
   case Tok::KwTrue:
   case Tok::KwFalse: {
     auto e = std::make_unique<Expr>(ExprKind::Bool, t.loc);

@@ -24,7 +24,7 @@ bool tessera::isBuiltinFunction(llvm::StringRef n) {
       .Cases({"program_id", "num_programs", "arange", "zeros", "full", "load", "store"}, true)
       .Cases({"dot", "sum", "max", "min", "abs", "maximum", "minimum", "where"}, true)
       .Cases({"argmax", "argmin", "cumsum", "cummax", "cummin", "reshape", "permute"}, true)
-      .Cases({"cdiv", "next_pow2", "print", "range"}, true)
+      .Cases({"cdiv", "next_pow2", "print", "assert", "range"}, true)
       .Cases({"atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas"}, true)
       .Cases({"multiple_of", "num_sms"}, true)
       .Default(false);
@@ -485,6 +485,22 @@ void Checker::checkCall(Expr &e) {
     auto s2 = broadcastShapes(*s1, b.type.shape, e.loc);
     if (s2)
       e.type = ValueType::tile(a.type.dtype, *s2);
+    return;
+  }
+  if (fn == "assert") {
+    if (!requireDevice(e) || !checkArity(e, 2, 2) || !value(*e.args[0]))
+      return;
+    Expr &c = *e.args[0];
+    if (c.type.dtype != DType::Bool) {
+      error(c.start(), "assert() takes a bool condition (a scalar or a tile), got " + c.type.str());
+      return;
+    }
+    if (e.args[1]->kind != ExprKind::Str) {
+      error(e.args[1]->start(),
+            "the message of assert() is a string literal: assert(cond, \"what went wrong\")");
+      return;
+    }
+    e.type = ValueType::voidType();
     return;
   }
   if (fn == "print") {

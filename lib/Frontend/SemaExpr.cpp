@@ -86,6 +86,9 @@ void Checker::checkKind(Expr &e) {
     e.type = ValueType::scalar(DType::Bool, true);
     e.constant = e.boolValue;
     return;
+  case ExprKind::Str:
+    error(e.loc, "a string literal is only allowed as the message of assert(cond, \"message\")");
+    return;
   case ExprKind::Name:
     return checkName(e);
   case ExprKind::Unary:

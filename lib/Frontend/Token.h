@@ -20,6 +20,7 @@ enum class Tok {
   Ident,
   Int,
   Float,
+  String, // "...": only as assert()'s message
   // keywords
   KwKernel,
   KwTune,

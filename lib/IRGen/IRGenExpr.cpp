@@ -76,6 +76,8 @@ Value Emitter::emitExpr(const Expr &e) {
   case ExprKind::Float:
   case ExprKind::Bool:
     return emitConstant(e);
+  case ExprKind::Str: // only assert()'s message, which is an attribute
+    return nullptr;
   case ExprKind::Name:
     return emitName(e);
   case ExprKind::Unary:
@@ -435,6 +437,16 @@ Value Emitter::emitCall(const Expr &e) {
     Value c = broadcastTo(arg(0), e.type.shape, l);
     Value a = broadcastTo(arg(1), e.type.shape, l), b = broadcastTo(arg(2), e.type.shape, l);
     return arith::SelectOp::create(b_, l, c, a, b);
+  }
+  if (fn == "assert") {
+    // The program ids go with the check, so that a failure can name its
+    // program (persistent schedules rewrite program_id, not blockIdx).
+    Value ids[3];
+    for (int32_t a = 0; a < 3; ++a)
+      ids[a] = tile::ProgramIdOp::create(b_, l, b_.getI32Type(), a);
+    Value cond = arg(0);
+    tile::AssertOp::create(b_, l, b_.getStringAttr(e.args[1]->name), cond, ids[0], ids[1], ids[2]);
+    return nullptr;
   }
   if (fn == "print") {
     const Expr &x = *e.args[0];

@@ -607,6 +607,13 @@ bool exec(const Body &body, Frame &f) {
     case Code::Scan:
       f.set(inst, scan(inst, f.in(inst, 0)));
       break;
+    case Code::Assert:
+      for (int64_t x : f.in(inst, 0).i)
+        if (!x) {
+          f.fault = {inst.op, inst.text};
+          return false;
+        }
+      break;
     case Code::Print: {
       llvm::raw_string_ostream os(f.printed);
       os << "program (" << f.pid[0] << ", " << f.pid[1] << ", " << f.pid[2] << "): " << inst.text;

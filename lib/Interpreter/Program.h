@@ -73,6 +73,7 @@ enum class Code : uint16_t {
   Reduce,
   Scan,
   Print,
+  Assert,
   For,
   If,
   While,

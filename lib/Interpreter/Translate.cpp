@@ -357,6 +357,12 @@ private:
           inst.b = (int64_t)r.getKind();
           return success();
         })
+        .Case([&](tile::AssertOp a) {
+          inst.code = Code::Assert;
+          inst.text = "assertion failed in kernel '" + kernel_.getSymName().str() +
+                      "': " + a.getMessage().str();
+          return success();
+        })
         .Case([&](tile::PrintOp p) {
           inst.code = Code::Print;
           inst.text = p.getPrefix().str();

@@ -58,6 +58,24 @@ FailureOr<int64_t> tessera::pipeline::sharedMemoryBytes(tile::KernelOp kernel,
   return bytes ? bytes.getInt() : 0;
 }
 
+std::vector<std::pair<std::string, std::string>>
+tessera::pipeline::enableAsserts(tile::KernelOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  kernel->setAttr("tile.debug", UnitAttr::get(ctx));
+  std::vector<std::pair<std::string, std::string>> sites;
+  kernel.walk([&](tile::AssertOp a) {
+    std::string where;
+    if (auto fl = dyn_cast<FileLineColLoc>(a.getLoc()))
+      where = (fl.getFilename().getValue() + ":" + llvm::Twine(fl.getLine()) + ":" +
+               llvm::Twine(fl.getColumn()))
+                  .str();
+    sites.push_back({where, a.getMessage().str()});
+    a->setAttr("tile.assert_id",
+               IntegerAttr::get(IntegerType::get(ctx, 32), (int64_t)sites.size()));
+  });
+  return sites;
+}
+
 LogicalResult tessera::pipeline::padExtents(tile::KernelOp kernel) {
   PassManager pm(kernel.getContext(), tile::KernelOp::getOperationName());
   pm.addPass(tile::createTilePadExtents());

@@ -13,6 +13,8 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mlir {
 class DialectRegistry;
@@ -34,6 +36,12 @@ mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef ar
 /// operands and pipeline buffers are allocated (the passes run on a copy):
 /// what the autotuner's budget checks. Fails with the passes' diagnostics.
 mlir::FailureOr<int64_t> sharedMemoryBytes(mlir::tile::KernelOp kernel, llvm::StringRef arch);
+
+/// Compiles `kernel`'s assert()s in instead of dropping them (docs/kernel-abi.md,
+/// "Asserts"): marks the kernel `tile.debug` and numbers its asserts 1, 2, ...
+/// in order (`tile.assert_id`, which copies made by later passes keep).
+/// Returns each one's location (file:line:col) and message, by id - 1.
+std::vector<std::pair<std::string, std::string>> enableAsserts(mlir::tile::KernelOp kernel);
 
 /// Pads `kernel`'s tile extents to powers of two, as code generation does
 /// first (tile-pad-extents); for interpreting the padded program in tests.

@@ -21,7 +21,8 @@ def TilePadExtents : Pass<"tile-pad-extents", "::mlir::tile::KernelOp"> {
     tile elements are inside), element accesses and atomics AND a mask of the
     logical elements into theirs, reductions along a padded axis see the
     reduction's identity in the padding, and a dot whose K is padded sees
-    zeros in the padded columns of A and rows of B. Element-wise math on the
+    zeros in the padded columns of A and rows of B, and an assert's condition
+    holds in the padding. Element-wise math on the
     padding computes values nobody reads. A dot of f16/bf16 operands below
     mma.sync's m16n8k16 (the 4 to 8 query rows of grouped-query decode) pads
     its small extents up to the instruction's, wherever that extent occurs in

@@ -40,6 +40,7 @@ namespace tessera::cuda {
   X(cuModuleLoadDataEx) \
   X(cuModuleUnload) \
   X(cuModuleGetFunction) \
+  X(cuModuleGetGlobal) \
   X(cuFuncSetAttribute) \
   X(cuFuncGetAttribute) \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \

@@ -421,7 +421,8 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
       attrText(kernel->getAttr("tile.specialized_dims")) + "\nsms " +
       attrText(kernel->getAttr("tile.num_sms")) + "\naligned " + (req.aligned ? "1" : "0") +
       "\narch " + req.arch + "\nO" + std::to_string(req.optLevel) + "\ndriver " +
-      std::to_string(req.driverVersion) + "\nbuild " + TESSERA_BUILD_ID;
+      std::to_string(req.driverVersion) + "\nbuild " + TESSERA_BUILD_ID +
+      (req.debug ? "\ndebug" : "");
   for (const ScheduleOption &o : kScheduleOptions)
     keyText += std::string("\n") + o.name + " " + attrText(kernel->getAttr(o.attr));
   out.key = sha256Hex(keyText).substr(0, 40);
@@ -429,7 +430,10 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
     out.compileMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   };
-  if (cache_)
+  if (req.debug)
+    for (auto &[where, message] : pipeline::enableAsserts(kernel))
+      out.asserts.push_back({where, message});
+  if (cache_ && !req.debug)
     if (std::optional<CacheEntry> hit = cache_->load(out.key)) {
       out.ptx = std::move(hit->ptx);
       out.entry = hit->entry;
@@ -474,7 +478,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
   if (!ptx)
     return makeError("code generation failed: " + llvm::toString(ptx.takeError()));
   out.ptx = std::move(*ptx);
-  if (cache_) {
+  if (cache_ && !req.debug) {
     CacheEntry e{out.entry, out.ptx, out.numWarps, out.sharedBytes, out.tensorMaps, out.splitK};
     if (llvm::Error e2 = cache_->store(out.key, e))
       llvm::consumeError(std::move(e2)); // a read-only cache only costs recompiles

@@ -93,6 +93,16 @@ struct CompileRequest {
   unsigned optLevel = 1;
   int driverVersion = 0; // part of the cache key when known
   int64_t numSms = 0;    // what num_sms() is (the GPU's multiprocessors); 0: unknown
+  /// Compile assert()s in (docs/kernel-abi.md, "Asserts"); otherwise they are
+  /// dropped. Debug kernels are not kept in the disk cache.
+  bool debug = false;
+};
+
+/// One assert() of a debug kernel: its id in the kernel's assert state is its
+/// index here plus one.
+struct AssertSite {
+  std::string where; // file:line:col
+  std::string message;
 };
 
 struct CompiledKernel {
@@ -106,7 +116,8 @@ struct CompiledKernel {
   bool persistent = false;                 // grid[0] virtual programs, launched in as many as fit
   std::array<int64_t, 3> grid = {1, 1, 1}; // for the request's dims and scalars
   bool fromDisk = false;
-  double compileMs = 0; // frontend + (unless from disk) code generation
+  double compileMs = 0;            // frontend + (unless from disk) code generation
+  std::vector<AssertSite> asserts; // debug kernels: the checks compiled in
 };
 
 /// Compiles specializations; one MLIR context, used under a lock.

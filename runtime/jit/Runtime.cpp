@@ -46,6 +46,8 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &o
   if (opts.tuningDB != "off" && !(noTuning && *noTuning && std::string(noTuning) != "0"))
     rt->tuningDB_ = opts.tuningDB.empty() ? autotune::TuneDB::defaultPath() : opts.tuningDB;
   rt->gpuName_ = *name;
+  const char *debug = getenv("TESSERA_DEBUG");
+  rt->debug_ = opts.debug || (debug && *debug && std::string(debug) != "0");
   auto sms = rt->ctx_.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   if (!sms)
     return sms.takeError();
@@ -231,7 +233,37 @@ llvm::Error Runtime::launchPrepared(const Prepared &prep, void **params, CUstrea
       nullptr);
   if (rc != CUDA_SUCCESS) // the call's name is built only for the error
     return cuda::check(rc, "cuLaunchKernel(" + kernelName + ")");
+  if (!prep.loaded->asserts.empty())
+    return checkAsserts(*prep.loaded, stream, kernelName);
   return llvm::Error::success();
+}
+
+llvm::Error Runtime::checkAsserts(const Loaded &loaded, CUstream stream,
+                                  const std::string &kernelName) {
+  const cuda::DriverAPI &api = *cuda::driver();
+  if (llvm::Error e = cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize"))
+    return e;
+  CUdeviceptr state = 0;
+  size_t bytes = 0;
+  if (llvm::Error e =
+          cuda::check(api.cuModuleGetGlobal(&state, &bytes, loaded.module.get(), kAssertStateName),
+                      std::string("cuModuleGetGlobal(") + kAssertStateName + ")"))
+    return e;
+  int32_t v[4] = {0, 0, 0, 0};
+  if (llvm::Error e =
+          cuda::check(api.cuMemcpyDtoH(v, state, sizeof v), "cuMemcpyDtoH(assert state)"))
+    return e;
+  if (v[0] == 0)
+    return llvm::Error::success();
+  if (llvm::Error e = cuda::check(api.cuMemsetD8(state, 0, sizeof v), "cuMemsetD8(assert state)"))
+    return e;
+  if (v[0] < 1 || (size_t)v[0] > loaded.asserts.size())
+    return makeError("kernel '" + kernelName + "': assert state holds an unknown id " +
+                     std::to_string(v[0]));
+  const AssertSite &site = loaded.asserts[v[0] - 1];
+  return makeError(site.where + ": assertion failed in kernel '" + kernelName + "', program (" +
+                   std::to_string(v[1]) + ", " + std::to_string(v[2]) + ", " +
+                   std::to_string(v[3]) + "): " + site.message);
 }
 
 std::optional<Runtime::RawLaunch> Runtime::lastLaunch() {
@@ -272,6 +304,7 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
     req.arch = arch_;
     req.optLevel = optLevel_;
     req.numSms = multiprocessors_;
+    req.debug = debug_;
     if (auto d = cuda::driver())
       req.driverVersion = d->version;
     else
@@ -325,7 +358,7 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
       info.loadMs =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       slot = std::make_unique<Loaded>(Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes,
-                                             ck->key, ck->tensorMaps, ck->splitK});
+                                             ck->key, ck->tensorMaps, ck->splitK, ck->asserts});
     }
     std::array<int64_t, 3> grid = ck->grid;
     if (ck->persistent) {

@@ -84,6 +84,11 @@ struct RuntimeOptions {
   /// one must run on this GPU (TargetInfo::runsOn): `sm_80` on an H200 runs
   /// sm_80 PTX, JIT-compiled by the driver, under sm_80's budgets.
   std::string arch;
+  /// Compile assert()s in: a launch of a kernel with asserts then waits for
+  /// the kernel and fails with the first failed assert (kernel, source
+  /// location, program ids, message); the context stays usable. Also
+  /// $TESSERA_DEBUG=1. Off: asserts are dropped and launches stay async.
+  bool debug = false;
 };
 
 /// The driver's JIT output (a cubin, cuLink) for `ck`: from `cache`, where it
@@ -142,6 +147,7 @@ private:
     std::string key;
     std::vector<TensorMapUse> tensorMaps;
     SplitK splitK;
+    std::vector<AssertSite> asserts; // a debug kernel's, checked after each launch
     /// The tensors of the last launch and their maps: a repeat launch on the
     /// same buffers compares them instead of looking every map up.
     struct Memo {
@@ -176,6 +182,10 @@ private:
   /// workspace and counters (on `stream`), then the tensor maps.
   llvm::Error appendTrailing(std::vector<void *> &pointers, const Prepared &prep,
                              llvm::ArrayRef<const CUtensorMap *> maps, CUstream stream);
+  /// A debug kernel's assert state after its launch on `stream`: the first
+  /// failed assert as an error (the state cleared for the next launch).
+  static llvm::Error checkAsserts(const Loaded &loaded, CUstream stream,
+                                  const std::string &kernelName);
 
   Runtime(cuda::Context ctx, target::TargetInfo target, std::string deviceArch,
           std::unique_ptr<DiskCache> disk, unsigned optLevel)
@@ -190,6 +200,7 @@ private:
   std::unique_ptr<DiskCache> disk_;
   Compiler compiler_;
   unsigned optLevel_;
+  bool debug_ = false;
   std::unordered_map<std::string, std::unique_ptr<Loaded>> loaded_; // by content key
   std::unordered_map<std::string, Prepared> prepared_;              // by launch signature
   /// The last launch, for a repeat launch of the same kernel and options on

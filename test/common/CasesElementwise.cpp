@@ -189,6 +189,24 @@ void integers(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   }
 }
 
+/// Gathers whose assert()s hold (test/programs/asserts.tile); the failing
+/// ones are the interpreter's and the GPU tests' own.
+void asserts(std::vector<ProgramCase> &out, std::mt19937 &rng) {
+  int64_t t = 37, v = 50, d = 100;
+  ProgramCase c{"assert_gather_t37_v50_d100", "test/programs/asserts.tile"};
+  c.args = {in("idx", ints(rng, DType::I32, {t}, 0, v - 1)),
+            in("table", rnd(rng, DType::F32, {v, d})), output("out", DType::F32, {t, d})};
+  exact(c, {2});
+  c.check = [=](const std::vector<CaseArg> &a) {
+    std::vector<double> o(t * d);
+    for (int64_t i = 0; i < t; ++i)
+      for (int64_t j = 0; j < d; ++j)
+        o[i * d + j] = a[1].t.v[(int64_t)a[0].t.v[i] * d + j];
+    return closeTo("out", a[2].t, o, 0, 0);
+  };
+  out.push_back(std::move(c));
+}
+
 void loops(std::vector<ProgramCase> &out, std::mt19937 &rng) {
   for (int64_t n : {int64_t(100003), int64_t(5000)}) {
     int64_t nb = (n + 1023) / 1024, ch = std::max<int64_t>(1, (nb + 63) / 64),
@@ -328,4 +346,5 @@ void tessera::testutil::addElementwiseCases(std::vector<ProgramCase> &out, std::
   integers(out, rng);
   loops(out, rng);
   geometry(out, rng);
+  asserts(out, rng); // last: the cases before it keep their inputs
 }

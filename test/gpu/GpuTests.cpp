@@ -361,6 +361,47 @@ TEST_F(Gpu, ThreadsShareOneRuntime) {
   EXPECT_EQ(runtime->loadedKernels(), before + 2);
 }
 
+TEST_F(Gpu, AFailedAssertIsAnErrorAndTheContextStaysUsable) {
+  // A debug runtime of its own (the fixture's drops asserts): one bad index
+  // fails the launch with the assert's site, kernel, program and message;
+  // the next launch, with good indices, runs and gives the right rows.
+  jit::RuntimeOptions ro;
+  ro.debug = true;
+  ro.tuningDB = "off";
+  ro.cacheDir = "off";
+  auto debug = jit::Runtime::create(ro);
+  ASSERT_TRUE((bool)debug) << llvm::toString(debug.takeError());
+  auto p = program("test/programs/asserts.tile");
+  ASSERT_TRUE(p);
+  int64_t t = 40, v = 50, d = 100;
+  HostTensor idx(DType::I32, {t});
+  for (int64_t i = 0; i < t; ++i)
+    idx.v[i] = (double)((i * 7) % v);
+  idx.v[20] = 60; // program 1 along axis 0 (16 rows each)
+  auto table = up(HostTensor(DType::F32, {v, d}).random(rng));
+  auto out = poison(DType::F32, {t, d});
+  auto bad = up(idx);
+  auto info = (*debug)->launch(*p, "gather_rows", {bad.arg(), table.arg(), out.arg()});
+  ASSERT_FALSE((bool)info);
+  std::string err = llvm::toString(info.takeError());
+  EXPECT_NE(err.find("asserts.tile:14:3: assertion failed in kernel 'gather_rows', program (1, "),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("): an index outside the table"), std::string::npos) << err;
+  // Without --debug the same launch runs (the assert is not compiled in).
+  EXPECT_TRUE((bool)runtime->launch(*p, "gather_rows", {bad.arg(), table.arg(), out.arg()}));
+  ASSERT_FALSE((bool)cuda::check(cuda::driver()->cuCtxSynchronize(), "sync"));
+  idx.v[20] = 3;
+  auto good = up(idx);
+  auto again = (*debug)->launch(*p, "gather_rows", {good.arg(), table.arg(), out.arg()});
+  ASSERT_TRUE((bool)again) << llvm::toString(again.takeError());
+  std::vector<double> want(t * d);
+  for (int64_t i = 0; i < t; ++i)
+    for (int64_t j = 0; j < d; ++j)
+      want[i * d + j] = table.host.v[(int64_t)idx.v[i] * d + j];
+  expectClose(out, want, 0, 0);
+}
+
 TEST_F(Gpu, LaunchesUseTheTuningDatabase) {
   auto p = program("examples/vector_add.tile");
   ASSERT_TRUE(p);

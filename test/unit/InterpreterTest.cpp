@@ -213,6 +213,46 @@ TEST(InterpreterSemantics, ABrokenMultipleOfPromiseIsALocatedError) {
       << err;
 }
 
+TEST(InterpreterSemantics, AFailedAssertNamesKernelLineProgramAndMessage) {
+  std::vector<int32_t> idx = {0, 3, 9, 1}, y(4, -1);
+  std::string text = "kernel pick(idx: tensor<i32, [T]>, y: tensor<i32, [T]>) grid [T] {\n"
+                     "  let i = load(idx[program_id(0)]);\n"
+                     "  assert(i >= 0 && i < 8, \"index \\\"i\\\" in range\");\n"
+                     "  store(y[program_id(0)], i);\n}\n";
+  auto args = [&] {
+    return std::vector<jit::HostArg>{jit::HostTensorArg{idx.data(), DType::I32, {4}},
+                                     jit::HostTensorArg{y.data(), DType::I32, {4}}};
+  };
+  std::string err = runText(text, args(), nullptr, /*threads=*/1);
+  EXPECT_NE(err.find("test.tile:3:3"), std::string::npos) << err;
+  EXPECT_NE(
+      err.find("assertion failed in kernel 'pick': index \"i\" in range (in program (2, 0, 0))"),
+      std::string::npos)
+      << err;
+  idx[2] = 7;
+  EXPECT_EQ(runText(text, args()), "");
+  EXPECT_EQ(y, idx);
+}
+
+TEST(InterpreterSemantics, PaddingNeverFailsAnAssert) {
+  // 48 rows pad to 64; the padded rows' comparison is false, and must not count.
+  std::vector<float> y(48, 0.0f);
+  std::string text = "kernel k(y: tensor<f32, [48]>) {\n"
+                     "  let r = arange(48);\n"
+                     "  assert(r < 48, \"row in the tile\");\n"
+                     "  store(y, [0], r.to(f32));\n}\n";
+  auto prog = jit::Program::fromSource("test.tile", text);
+  ASSERT_TRUE((bool)prog) << llvm::toString(prog.takeError());
+  for (bool padded : {false, true}) {
+    jit::InterpretOptions o;
+    o.padExtents = padded;
+    std::vector<jit::HostArg> args = {jit::HostTensorArg{y.data(), DType::F32, {48}}};
+    auto info = jit::interpret(**prog, "", args, o);
+    EXPECT_TRUE((bool)info) << (padded ? "padded: " : "") << llvm::toString(info.takeError());
+    EXPECT_EQ(y[47], 47.0f);
+  }
+}
+
 TEST(InterpreterSemantics, ArgumentsAreCheckedLikeOnTheGpu) {
   std::vector<float> x(10), y(12);
   std::string text =

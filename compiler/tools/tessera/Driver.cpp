@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/tools/tessera/Driver.h"
 
+#include "dialects/Tile/TileDialect.h"
 #include "lib/Frontend/Parser.h"
 #include "lib/IRGen/IRGen.h"
 #include "lib/Pipeline/Pipeline.h"
@@ -116,6 +117,8 @@ int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specia
       if (op->getName().getStringRef() == "tile.kernel")
         op->setAttr("tile.aligned", mlir::BoolAttr::get(&ctx, false));
     });
+  if (opts.debug)
+    module->walk([&](mlir::tile::KernelOp k) { pipeline::enableAsserts(k); });
   {
     DiagnosticEngine::MLIRHandler handler(diags, ctx, /*internal=*/false);
     if (failed(pipeline::lowerToLLVMDialect(*module, opts.arch))) {

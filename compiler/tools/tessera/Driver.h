@@ -59,6 +59,8 @@ struct CompileOptions {
   unsigned optLevel = 1;
   /// What num_sms() is (no GPU decides it here); 0: unknown.
   int64_t sms = 0;
+  /// Compile assert()s in (--emit gpu|llvm|ptx|cubin); otherwise they are dropped.
+  bool debug = false;
 };
 
 int runCompile(const CompileOptions &opts);
@@ -71,8 +73,9 @@ struct RunOptions {
   std::vector<std::string> params;  // NAME=V: tune overrides
   std::vector<std::string> outs;    // NAME=PATH.npy: tensors written back
   bool interpret = false;
-  std::string arch; // compile for this architecture instead of the GPU's
-  int64_t sms = 0;  // --interpret: what num_sms() is; 0: unknown
+  std::string arch;   // compile for this architecture instead of the GPU's
+  int64_t sms = 0;    // --interpret: what num_sms() is; 0: unknown
+  bool debug = false; // GPU: compile assert()s in and report the first failure
 };
 
 /// `tessera run`: 0 on success, 1 for a bad program or arguments, 2 when the

@@ -152,6 +152,7 @@ int tessera::runRun(const RunOptions &opts) {
   }
   jit::RuntimeOptions ro;
   ro.arch = opts.arch;
+  ro.debug = opts.debug;
   auto rt = jit::Runtime::create(ro);
   if (!rt)
     return report(rt.takeError());

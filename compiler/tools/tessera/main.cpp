@@ -48,6 +48,9 @@ int main(int argc, char **argv) {
   c->add_option("--sms", compile.sms,
                 "N: the GPU's multiprocessor count, what num_sms() is (a GPU run uses its own)")
       ->check(CLI::PositiveNumber);
+  c->add_flag("--debug", compile.debug,
+              "compile assert()s in (a failed one is reported by the runtime); without it they "
+              "are dropped from GPU code");
   c->add_option("-O", compile.optLevel,
                 "LLVM optimization level for ptx and cubin (ptxas optimizes again)")
       ->check(CLI::Range(0u, 3u))
@@ -70,6 +73,9 @@ int main(int argc, char **argv) {
                 "N: what num_sms() is in the interpreter (--interpret only; on the GPU it is the "
                 "GPU's multiprocessor count)")
       ->check(CLI::PositiveNumber);
+  r->add_flag("--debug", run.debug,
+              "on the GPU, compile assert()s in and fail with the first one that fails (the "
+              "interpreter always checks them)");
   r->add_option("--arch", run.arch,
                 "compile for this architecture instead of the GPU's (it must run there: "
                 "sm_80 code runs on an sm_90a GPU)");

@@ -24,6 +24,7 @@ void populateWgmmaPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patte
 void populateTmaPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateSplitKPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populatePrintPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
+void populateAssertPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateKernelPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 /// Scalar math on NVPTX: ex2/lg2/rsqrt/tanh approximations, f16/bf16 through f32.
 void populateMathToNVVMPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);

@@ -313,6 +313,7 @@ struct DimLowering : ConvertOpToLLVMPattern<tile::DimOp> {
 void tessera::conversion::populateKernelPatterns(TileTypeConverter &tc,
                                                  RewritePatternSet &patterns) {
   populatePrintPatterns(tc, patterns);
+  populateAssertPatterns(tc, patterns);
   patterns.add<
       ReturnLowering, DimLowering,
       GridIndexLowering<tile::ProgramIdOp, NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>,

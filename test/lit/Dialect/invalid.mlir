@@ -573,3 +573,11 @@ func.func @f(%a: tensor<2x4x8xf32>) {
   %r = tile.permute %a [2, 0, 1] : tensor<2x4x8xf32> -> tensor<8x4x2xf32>
   return
 }
+
+// -----
+
+func.func @f(%a: tensor<8xf32>, %p: i32) {
+  // expected-error @+1 {{'tile.assert' op operand #0 must be 1-bit signless integer or statically shaped tensor of 1-bit signless integer values}}
+  tile.assert "bools only", %a, %p, %p, %p : tensor<8xf32>
+  return
+}

@@ -188,3 +188,24 @@ tile.kernel @one_row(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>) attr
   tile.store %y[%c0, %c0], %e : !tile.tensor<?x?xf32>, tensor<1x64xf32>
   tile.return
 }
+
+// -----
+
+// An assert's condition holds in the padding, whatever the padded rows compute.
+// CHECK-LABEL: tile.kernel @checked
+// CHECK: %[[LT:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<64xi32>
+// CHECK: %[[YES:.*]] = arith.constant dense<true> : tensor<64xi1>
+// CHECK: %[[C:.*]] = arith.select %{{.*}}, %[[LT]], %[[YES]] : tensor<64xi1>, tensor<64xi1>
+// CHECK: tile.assert "row in range", %[[C]], %{{.*}}, %{{.*}}, %{{.*}} : tensor<64xi1>
+tile.kernel @checked(%y: !tile.tensor<?xi32>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?xi32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %r = tile.arange : tensor<48xi32>
+  %n = arith.constant dense<40> : tensor<48xi32>
+  %lt = arith.cmpi slt, %r, %n : tensor<48xi32>
+  tile.assert "row in range", %lt, %c0, %c0, %c0 : tensor<48xi1>
+  tile.return
+}
