@@ -182,6 +182,12 @@ LogicalResult YieldOp::verify() {
 // Metadata and shape ops
 //===----------------------------------------------------------------------===//
 
+LogicalResult AssertOp::verify() {
+  if (!getPids().empty() && getPids().size() != 3)
+    return emitOpError("takes no program ids or all three, got ") << getPids().size();
+  return success();
+}
+
 LogicalResult DimOp::verify() {
   int64_t rank = getTensor().getType().getRank();
   if (getAxis() < 0 || getAxis() >= rank)

@@ -422,18 +422,21 @@ include "TileIndexedOps.td"
 def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   let summary = "checks a condition in every element, reporting a failure (debugging)";
   let description = [{
-    Fails when any element of `cond` is false, naming `message`, the op's
-    location and the program ids `pid0..2`. The interpreter stops with that
-    error; GPU code checks it only when compiled for debugging (the rest of
+    Fails when any element of `cond` is false, naming `message` and the op's
+    location. The interpreter stops with that error. GPU code checks it only
+    in a kernel compiled for debugging, whose asserts carry the three program
+    ids to report (`pids`, added with the kernel's `tile.debug`: the rest of
     the kernel runs on, and the runtime reports the first failure after the
-    launch), and drops it otherwise.
+    launch); code generation drops every other assert before its first pass.
 
     ```mlir
-    tile.assert "row index in range", %ok, %p0, %p1, %p2 : tensor<64xi1>
+    tile.assert "row index in range", %ok : tensor<64xi1>
+    tile.assert "row index in range", %ok pids %p0, %p1, %p2 : tensor<64xi1>
     ```
   }];
-  let arguments = (ins StrAttr:$message, Tile_MaskValue:$cond, I32:$pid0, I32:$pid1, I32:$pid2);
-  let assemblyFormat = "$message `,` $cond `,` $pid0 `,` $pid1 `,` $pid2 attr-dict `:` type($cond)";
+  let arguments = (ins StrAttr:$message, Tile_MaskValue:$cond, Variadic<I32>:$pids);
+  let assemblyFormat = "$message `,` $cond (`pids` $pids^)? attr-dict `:` type($cond)";
+  let hasVerifier = 1;
 }
 
 #endif // TILE_OPS_TD

@@ -439,13 +439,8 @@ Value Emitter::emitCall(const Expr &e) {
     return arith::SelectOp::create(b_, l, c, a, b);
   }
   if (fn == "assert") {
-    // The program ids go with the check, so that a failure can name its
-    // program (persistent schedules rewrite program_id, not blockIdx).
-    Value ids[3];
-    for (int32_t a = 0; a < 3; ++a)
-      ids[a] = tile::ProgramIdOp::create(b_, l, b_.getI32Type(), a);
-    Value cond = arg(0);
-    tile::AssertOp::create(b_, l, b_.getStringAttr(e.args[1]->name), cond, ids[0], ids[1], ids[2]);
+    // The program ids to report come with debugging (pipeline::enableAsserts).
+    tile::AssertOp::create(b_, l, b_.getStringAttr(e.args[1]->name), arg(0), ValueRange{});
     return nullptr;
   }
   if (fn == "print") {

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -19,7 +20,38 @@ void tessera::pipeline::registerCodegenDialects(DialectRegistry &registry) {
   registry.insert<cf::ControlFlowDialect>();
 }
 
+namespace {
+
+/// Outside debugging, a kernel's asserts (and what only they used) go before
+/// the first pass: they cost nothing, and no pass sees their memory effect
+/// (a write, which keeps loops from being split or their gathers prefetched).
+void dropAsserts(tile::KernelOp kernel) {
+  if (kernel->hasAttr("tile.debug"))
+    return;
+  SmallVector<tile::AssertOp> asserts;
+  kernel.walk([&](tile::AssertOp a) { asserts.push_back(a); });
+  SmallVector<Operation *> maybeDead;
+  for (tile::AssertOp a : asserts) {
+    for (Value v : a->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        maybeDead.push_back(def);
+    a.erase();
+  }
+  while (!maybeDead.empty()) {
+    Operation *op = maybeDead.pop_back_val();
+    if (!isOpTriviallyDead(op))
+      continue;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        maybeDead.push_back(def);
+    op->erase();
+  }
+}
+
+} // namespace
+
 LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::StringRef arch) {
+  module.walk([](tile::KernelOp k) { dropAsserts(k); });
   PassManager pm(module.getContext());
   pm.addNestedPass<tile::KernelOp>(tile::createTilePadExtents());
   pm.addNestedPass<tile::KernelOp>(tile::createTileGroupPrograms());
@@ -45,6 +77,7 @@ FailureOr<int64_t> tessera::pipeline::sharedMemoryBytes(tile::KernelOp kernel,
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
   b.setInsertionPointToStart(module->getBody());
   auto copy = cast<tile::KernelOp>(b.clone(*kernel));
+  dropAsserts(copy);
   PassManager pm(kernel.getContext(), tile::KernelOp::getOperationName());
   pm.addPass(tile::createTilePadExtents());
   pm.addPass(tile::createTilePersistent()); // its ring outlives each tile's loop
@@ -64,6 +97,15 @@ tessera::pipeline::enableAsserts(tile::KernelOp kernel) {
   kernel->setAttr("tile.debug", UnitAttr::get(ctx));
   std::vector<std::pair<std::string, std::string>> sites;
   kernel.walk([&](tile::AssertOp a) {
+    // The program ids a failure reports: program_id ops, which persistent
+    // schedules rewrite to their virtual programs as any other.
+    if (a.getPids().empty()) {
+      OpBuilder b(a);
+      SmallVector<Value, 3> ids;
+      for (int32_t axis = 0; axis < 3; ++axis)
+        ids.push_back(tile::ProgramIdOp::create(b, a.getLoc(), b.getI32Type(), axis));
+      a.getPidsMutable().assign(ids);
+    }
     std::string where;
     if (auto fl = dyn_cast<FileLineColLoc>(a.getLoc()))
       where = (fl.getFilename().getValue() + ":" + llvm::Twine(fl.getLine()) + ":" +

@@ -49,7 +49,9 @@ namespace tessera::cuda {
   X(cuMemFree) \
   X(cuMemcpyHtoD) \
   X(cuMemcpyDtoH) \
+  X(cuPointerGetAttributes) \
   X(cuMemsetD8) \
+  X(cuMemsetD8Async) \
   X(cuMemcpyDtoDAsync) \
   X(cuStreamCreate) \
   X(cuStreamDestroy) \

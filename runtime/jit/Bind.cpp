@@ -3,6 +3,7 @@
 #include "lib/Support/Errors.h"
 
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
 #include <cstring>
@@ -82,6 +83,8 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
           dimSource[p.dims[d]] = p.name;
       }
       unsigned bytes = dtypeBytes(p.dtype);
+      if (!t->data && byteSpan(*t).second)
+        return makeError("argument '" + p.name + "' is a null pointer");
       if (t->data % 16 || (r && (t->shape[r - 1] * bytes) % 16))
         b.aligned = false;
       for (size_t d = 0; d + 1 < r; ++d)
@@ -132,6 +135,47 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
     }
     }
   }
+  if (llvm::Error e = checkOverlaps(sig, args))
+    return std::move(e);
   b.finish();
   return std::move(b);
+}
+
+std::pair<uint64_t, uint64_t> tessera::jit::byteSpan(const TensorArg &t) {
+  std::vector<int64_t> strides = stridesOf(t);
+  uint64_t last = 0; // offset of the last element, in elements
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    if (t.shape[d] <= 0)
+      return {t.data, 0};
+    last += (uint64_t)(t.shape[d] - 1) * (uint64_t)strides[d];
+  }
+  return {t.data, (last + 1) * dtypeBytes(t.dtype)};
+}
+
+llvm::Error tessera::jit::checkOverlaps(const KernelSignature &sig, llvm::ArrayRef<Arg> args) {
+  auto same = [](const TensorArg &a, const TensorArg &b) {
+    return a.data == b.data && a.dtype == b.dtype && a.shape == b.shape &&
+           stridesOf(a) == stridesOf(b);
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto *a = std::get_if<TensorArg>(&args[i]);
+    if (!a || !sig.params[i].written)
+      continue;
+    auto [aLo, aBytes] = byteSpan(*a);
+    for (size_t j = 0; j < args.size(); ++j) {
+      const auto *o = std::get_if<TensorArg>(&args[j]);
+      if (j == i || !o || (j < i && sig.params[j].written))
+        continue; // two written tensors: reported once, at the first
+      auto [oLo, oBytes] = byteSpan(*o);
+      if (!aBytes || !oBytes || aLo >= oLo + oBytes || oLo >= aLo + aBytes || same(*a, *o))
+        continue;
+      auto hex = [](uint64_t v) { return "0x" + llvm::utohexstr(v); };
+      return makeError("arguments '" + sig.params[i].name + "' (bytes " + hex(aLo) + ".." +
+                       hex(aLo + aBytes) + ") and '" + sig.params[j].name + "' (" + hex(oLo) +
+                       ".." + hex(oLo + oBytes) + ") overlap, and '" + sig.params[i].name +
+                       "' is written: pass separate buffers (the very same tensor for both is "
+                       "allowed, an in-place update)");
+    }
+  }
+  return llvm::Error::success();
 }

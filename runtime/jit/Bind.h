@@ -56,7 +56,19 @@ struct Binding {
   void finish();
 };
 
+/// Checks `args` against `sig` (count, kinds, dtypes, ranks, strides, dims
+/// that must agree, null pointers, overlaps) and packs the parameters.
 llvm::Expected<Binding> bindArguments(const KernelSignature &sig, llvm::ArrayRef<Arg> args);
+
+/// The bytes `t` spans from its data pointer: [first, first + size); size 0
+/// for an empty tensor.
+std::pair<uint64_t, uint64_t> byteSpan(const TensorArg &t);
+
+/// An error when a tensor the kernel writes (ParamInfo::written) shares bytes
+/// with another tensor argument, unless both are the same tensor (pointer,
+/// dtype, shape and strides): an in-place update, which the kernel must
+/// tolerate (each element read before any program writes it).
+llvm::Error checkOverlaps(const KernelSignature &sig, llvm::ArrayRef<Arg> args);
 
 } // namespace tessera::jit
 

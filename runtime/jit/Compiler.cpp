@@ -22,8 +22,10 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <chrono>
 #include <cuda.h>
+#include <set>
 
 using namespace tessera;
 using namespace tessera::jit;
@@ -68,9 +70,50 @@ llvm::Expected<std::shared_ptr<Program>> Program::fromFile(llvm::StringRef path)
   return fromSource(path, (*buf)->getBuffer());
 }
 
+namespace {
+
+/// Adds to `out` the tensor parameters `e` writes: the first argument of
+/// store() and of the atomics, in block form (a name) or element form (a
+/// subscripted name).
+void collectWritten(const Expr &e, std::set<std::string> &out) {
+  if (e.kind == ExprKind::Call && !e.args.empty() &&
+      (e.name == "store" || llvm::StringRef(e.name).starts_with("atomic_"))) {
+    const Expr *t = e.args[0].get();
+    if (t && t->kind == ExprKind::Index && !t->args.empty())
+      t = t->args[0].get();
+    if (t && t->kind == ExprKind::Name)
+      out.insert(t->name);
+  }
+  for (const ExprPtr &a : e.args)
+    if (a)
+      collectWritten(*a, out);
+  for (const KwArg &k : e.kwargs)
+    if (k.value)
+      collectWritten(*k.value, out);
+  for (const IndexItem &i : e.index)
+    if (i.expr)
+      collectWritten(*i.expr, out);
+}
+
+void collectWritten(const std::vector<StmtPtr> &body, std::set<std::string> &out) {
+  for (const StmtPtr &s : body) {
+    if (!s)
+      continue;
+    for (const ExprPtr *e : {&s->value, &s->lo, &s->hi, &s->step, &s->cond})
+      if (*e)
+        collectWritten(**e, out);
+    collectWritten(s->body, out);
+    collectWritten(s->elseBody, out);
+  }
+}
+
+} // namespace
+
 llvm::Expected<std::shared_ptr<Program>> Program::fromSource(llvm::StringRef name,
                                                              llvm::StringRef text) {
   auto p = std::shared_ptr<Program>(new Program());
+  static std::atomic<uint64_t> nextId{1};
+  p->id_ = nextId++;
   p->file_ = std::make_unique<SourceFile>(name.str(), text.str());
   DiagnosticEngine diags(*p->file_);
   std::unique_ptr<Module> ast = parseFile(*p->file_, diags);
@@ -79,10 +122,13 @@ llvm::Expected<std::shared_ptr<Program>> Program::fromSource(llvm::StringRef nam
   for (const auto &k : ast->kernels) {
     KernelSignature sig;
     sig.name = k->name;
+    std::set<std::string> written;
+    collectWritten(k->body, written);
     for (const Param &param : k->params) {
       ParamInfo info;
       info.name = param.name;
       info.isTensor = param.isTensor;
+      info.written = param.isTensor && written.count(param.name);
       info.dtype = param.dtype;
       for (const DimSpec &d : param.dims) {
         info.dims.push_back(d.isName ? d.name : "");

@@ -47,6 +47,7 @@ struct ParamInfo {
   DType dtype = DType::F32;
   std::vector<std::string> dims; // per axis: the dim's name, or "" for a literal extent
   std::vector<int64_t> literal;  // per axis: the literal extent (when dims[i] is "")
+  bool written = false;          // a tensor the body stores to or updates atomically
 };
 
 /// The extent of axis `axis` of tensor parameter `p`: its literal, or the value
@@ -76,12 +77,16 @@ public:
 
   const SourceFile &file() const { return *file_; }
   const std::vector<KernelSignature> &kernels() const { return kernels_; }
+  /// Unique per loaded program in this process (never reused, unlike an
+  /// address): what the runtime's launch caches are keyed by.
+  uint64_t id() const { return id_; }
   /// The kernel called `name`, or the only one when `name` is empty.
   llvm::Expected<const KernelSignature &> kernel(llvm::StringRef name) const;
 
 private:
   std::unique_ptr<SourceFile> file_;
   std::vector<KernelSignature> kernels_;
+  uint64_t id_ = 0;
 };
 
 struct CompileRequest {

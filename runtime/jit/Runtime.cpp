@@ -5,6 +5,7 @@
 #include "runtime/autotune/Model.h"
 #include "runtime/autotune/TuneDB.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 
 #include <chrono>
@@ -55,10 +56,56 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &o
   return rt;
 }
 
+bool Runtime::repeatOverlaps(llvm::ArrayRef<Arg> args) const {
+  const Repeat &r = *repeat_;
+  for (const Repeat::Pair &pr : r.disjoint) {
+    uint64_t a = std::get<TensorArg>(args[pr.a]).data, b = std::get<TensorArg>(args[pr.b]).data;
+    if (a < b + r.bytes[pr.b] && b < a + r.bytes[pr.a] && !(a == b && pr.sameLayout))
+      return true;
+  }
+  return false;
+}
+
+llvm::Error Runtime::checkPointers(const KernelSignature &sig, llvm::ArrayRef<Arg> args,
+                                   const std::vector<Arg> *last) {
+  const cuda::DriverAPI &api = *cuda::driver();
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto *t = std::get_if<TensorArg>(&args[i]);
+    if (!t || (last && std::get<TensorArg>((*last)[i]).data == t->data))
+      continue;
+    auto [first, bytes] = byteSpan(*t);
+    if (!bytes)
+      continue;
+    if (!first)
+      return makeError("argument '" + sig.params[i].name + "' is a null pointer");
+    unsigned type = 0;
+    CUdeviceptr start = 0;
+    size_t size = 0;
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                   CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    void *values[] = {&type, &start, &size};
+    // Unknown pointers are no error here: they come back with no memory type.
+    if (llvm::Error e = cuda::check(api.cuPointerGetAttributes(3, attrs, values, first),
+                                    "cuPointerGetAttributes(" + sig.params[i].name + ")"))
+      return e;
+    auto hex = [](uint64_t v) { return "0x" + llvm::utohexstr(v); };
+    if (!type)
+      return makeError("argument '" + sig.params[i].name + "' (" + hex(first) +
+                       ") is not memory the CUDA driver knows: a host pointer, or device memory "
+                       "already freed");
+    if (first + bytes > start + size)
+      return makeError("argument '" + sig.params[i].name + "' spans bytes " + hex(first) + ".." +
+                       hex(first + bytes) + " but its allocation (" + hex(start) + ", " +
+                       std::to_string(size) + " bytes) ends at " + hex(start + size));
+  }
+  return llvm::Error::success();
+}
+
 bool Runtime::repeats(const Program &program, llvm::StringRef kernel, llvm::ArrayRef<Arg> args,
                       const LaunchOptions &opts) const {
   const Repeat &r = *repeat_;
-  if (r.program != &program || kernel != r.kernelName || r.args.size() != args.size() ||
+  if (r.programId != program.id() || kernel != r.kernelName || r.args.size() != args.size() ||
       r.useTuned != opts.useTuned || r.useModel != opts.useModel || r.params != opts.params)
     return false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -88,7 +135,10 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
       return std::move(e);
     current = ctx_.get();
   }
-  if (repeat_ && repeats(program, kernelName, args, opts)) {
+  // A repeat whose new pointers overlap takes the full path, which reports it.
+  if (repeat_ && repeats(program, kernelName, args, opts) && !repeatOverlaps(args)) {
+    if (llvm::Error e = checkPointers(*repeat_->sig, args, &repeat_->args))
+      return std::move(e);
     // The last launch's binding with this launch's data pointers.
     Repeat &r = *repeat_;
     for (size_t i = 0; i < args.size(); ++i)
@@ -125,6 +175,8 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   auto bound = bindArguments(sig, args);
   if (!bound)
     return bound.takeError();
+  if (llvm::Error e = checkPointers(sig, args, nullptr))
+    return std::move(e);
   LaunchInfo info;
   auto found = prepare(program, sig, *bound, bound->aligned, opts, info);
   if (!found)
@@ -156,7 +208,7 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   // Remember it for a repeat launch (the pointers of a Binding point into its
   // own slots: they are rebuilt after the move).
   Repeat r;
-  r.program = &program;
+  r.programId = program.id();
   r.sig = &sig;
   r.kernelName = kernelName.str();
   r.params = opts.params;
@@ -169,6 +221,19 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
     return std::move(e);
   r.prepared = *found;
   r.aligned = r.binding.aligned;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto *t = std::get_if<TensorArg>(&args[i]);
+    r.bytes.push_back(t ? byteSpan(*t).second : 0);
+    if (!t || !sig.params[i].written)
+      continue;
+    for (size_t j = 0; j < args.size(); ++j) {
+      const auto *o = std::get_if<TensorArg>(&args[j]);
+      if (j == i || !o || (j < i && sig.params[j].written))
+        continue;
+      bool alike = t->dtype == o->dtype && t->shape == o->shape && stridesOf(*t) == stridesOf(*o);
+      r.disjoint.push_back({(uint32_t)i, (uint32_t)j, alike});
+    }
+  }
   repeat_ = std::move(r);
   return info;
 }
@@ -245,9 +310,11 @@ llvm::Error Runtime::checkAsserts(const Loaded &loaded, CUstream stream,
     return e;
   CUdeviceptr state = 0;
   size_t bytes = 0;
+  CUresult found = api.cuModuleGetGlobal(&state, &bytes, loaded.module.get(), kAssertStateName);
+  if (found == CUDA_ERROR_NOT_FOUND)
+    return llvm::Error::success(); // every assert was folded away: none can fail
   if (llvm::Error e =
-          cuda::check(api.cuModuleGetGlobal(&state, &bytes, loaded.module.get(), kAssertStateName),
-                      std::string("cuModuleGetGlobal(") + kAssertStateName + ")"))
+          cuda::check(found, std::string("cuModuleGetGlobal(") + kAssertStateName + ")"))
     return e;
   int32_t v[4] = {0, 0, 0, 0};
   if (llvm::Error e =
@@ -255,7 +322,12 @@ llvm::Error Runtime::checkAsserts(const Loaded &loaded, CUstream stream,
     return e;
   if (v[0] == 0)
     return llvm::Error::success();
-  if (llvm::Error e = cuda::check(api.cuMemsetD8(state, 0, sizeof v), "cuMemsetD8(assert state)"))
+  // Cleared on the kernel's stream, and waited for: a launch on another
+  // stream must not find the old failure.
+  if (llvm::Error e = cuda::check(api.cuMemsetD8Async(state, 0, sizeof v, stream),
+                                  "cuMemsetD8Async(assert state)"))
+    return e;
+  if (llvm::Error e = cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize"))
     return e;
   if (v[0] < 1 || (size_t)v[0] > loaded.asserts.size())
     return makeError("kernel '" + kernelName + "': assert state holds an unknown id " +
@@ -283,7 +355,7 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
   // The launch signature: one lookup on repeat launches.
   std::string sigKey;
   sigKey.reserve(128);
-  sigKey.append(std::to_string((uintptr_t)&program))
+  sigKey.append(std::to_string(program.id()))
       .append(1, '|')
       .append(sig.name)
       .append(aligned ? "|a" : "|u")

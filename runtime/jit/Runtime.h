@@ -184,6 +184,11 @@ private:
                              llvm::ArrayRef<const CUtensorMap *> maps, CUstream stream);
   /// A debug kernel's assert state after its launch on `stream`: the first
   /// failed assert as an error (the state cleared for the next launch).
+  /// That every tensor of `args` is memory the driver knows and lies inside
+  /// its allocation (cuPointerGetAttributes): not a host pointer, not freed.
+  /// With `last`, only the tensors whose pointer changed since it.
+  static llvm::Error checkPointers(const KernelSignature &sig, llvm::ArrayRef<Arg> args,
+                                   const std::vector<Arg> *last);
   static llvm::Error checkAsserts(const Loaded &loaded, CUstream stream,
                                   const std::string &kernelName);
 
@@ -208,7 +213,7 @@ private:
   /// the same scalars): its binding with the data pointers patched, no
   /// argument checks, no key building, no lookups.
   struct Repeat {
-    const Program *program = nullptr;
+    uint64_t programId = 0; // Program::id (an address could be reused)
     const KernelSignature *sig = nullptr;
     std::string kernelName; // as passed
     std::map<std::string, int64_t> params;
@@ -218,8 +223,20 @@ private:
     Prepared *prepared = nullptr;
     bool aligned = true;
     std::vector<const CUtensorMap *> maps; // this launch's, reused
+    /// Pairs of tensor arguments that must not share bytes (one is written),
+    /// each tensor's bytes, and whether the pair is laid out alike (then the
+    /// very same pointer is an in-place update, allowed).
+    struct Pair {
+      uint32_t a, b;
+      bool sameLayout;
+    };
+    std::vector<Pair> disjoint;
+    std::vector<uint64_t> bytes;
   };
   std::optional<Repeat> repeat_;
+  /// Whether the new pointers of a repeat launch make a written tensor
+  /// overlap another (Repeat::disjoint).
+  bool repeatOverlaps(llvm::ArrayRef<Arg> args) const;
   /// Whether `args` repeat the last launch's (see Repeat).
   bool repeats(const Program &program, llvm::StringRef kernel, llvm::ArrayRef<Arg> args,
                const LaunchOptions &opts) const;

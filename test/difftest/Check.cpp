@@ -156,7 +156,7 @@ std::string compare(const Program &p, const std::vector<HostTensor> &got,
     int64_t bad = 0, first = -1;
     for (size_t e = 0; e < a.v.size(); ++e) {
       double x = a.v[e], y = b.v[e];
-      bool same = (std::isnan(x) && std::isnan(y)) || std::fabs(x - y) <= t;
+      bool same = x == y || (std::isnan(x) && std::isnan(y)) || std::fabs(x - y) <= t;
       if (!same && bad++ == 0)
         first = (int64_t)e;
     }

@@ -45,6 +45,7 @@ struct Options {
   std::vector<std::string> replay;
   int64_t print = -1;
   int reduceTries = 400;
+  double reduceSeconds = 60;
   bool stopOnFailure = false;
 };
 
@@ -106,6 +107,7 @@ int main(int argc, char **argv) {
   app.add_option("--replay", opt.replay, "Check saved regressions instead of generating");
   app.add_option("--print", opt.print, "Print the program of this seed and exit");
   app.add_option("--reduce-tries", opt.reduceTries, "Predicate calls per reduction");
+  app.add_option("--reduce-seconds", opt.reduceSeconds, "Time per reduction");
   app.add_flag("--stop-on-failure", opt.stopOnFailure, "Stop at the first failing program");
   CLI11_PARSE(app, argc, argv);
 
@@ -165,11 +167,15 @@ int main(int argc, char **argv) {
       firstFailure = n + 1;
     llvm::outs() << "FAIL seed " << seed << " (program " << n + 1 << "): " << kindName(o.kind)
                  << " (" << o.stage << "): " << o.detail << "\n";
+    llvm::outs().flush(); // seen even if the run is stopped while reducing
     // Reduce while it fails the same way, at the same stage.
     ReduceStats st;
+    auto reduceStart = std::chrono::steady_clock::now();
     Program small = reduceProgram(
         p,
         [&](const Program &c) {
+          if (secondsSince(reduceStart) > opt.reduceSeconds)
+            return false; // out of time: keep what we have
           gCurrent = c.source();
           Outcome r = checkProgram(c, co, compiler);
           return r.kind == o.kind && r.stage == o.stage;

@@ -218,7 +218,8 @@ ExprP Gen::leafOf(Ty ty, bool exact) {
       (ty.sh == Shape::Full || ty.sh == Shape::Rows || ty.sh == Shape::Cols)) {
     feature("index-math");
     std::string cast = ty.dt == DType::I64 ? ".to(i64)" : "";
-    double mag = (double)std::max(p_.dims["M"], p_.dims["N"]) * 4;
+    // rows and cols reach the padded grid's last block: GM * BM and GN * BN.
+    double mag = (double)std::max(p_.dims["GM"] * bm_, p_.dims["GN"] * bn_) * 4 + 8;
     if (ty.sh == Shape::Rows)
       return leaf(ty, "rows" + cast, mag);
     if (ty.sh == Shape::Cols)

@@ -207,8 +207,9 @@ public:
       expr(*s.value);
       const Expr &v = *s.value;
       double t = (v.err + 2 * epsOf(v.ty.dt) * v.mag) * s.contributions;
+      // Atomic float adds in any order onto the output's first value (|x| <= 1).
       if (s.contributions > 1 && isFloat(v.ty.dt))
-        t += 2 * epsOf(v.ty.dt) * v.mag * s.contributions * s.contributions;
+        t += 2 * epsOf(v.ty.dt) * (1 + v.mag * s.contributions) * s.contributions;
       tol[s.target] = std::max(tol[s.target], t);
       break;
     }

@@ -389,7 +389,9 @@ TEST_F(Gpu, AFailedAssertIsAnErrorAndTheContextStaysUsable) {
       << err;
   EXPECT_NE(err.find("): an index outside the table"), std::string::npos) << err;
   // Without --debug the same launch runs (the assert is not compiled in).
-  EXPECT_TRUE((bool)runtime->launch(*p, "gather_rows", {bad.arg(), table.arg(), out.arg()}));
+  const char *env = getenv("TESSERA_DEBUG");
+  if (!env || !*env || std::string(env) == "0")
+    EXPECT_TRUE((bool)runtime->launch(*p, "gather_rows", {bad.arg(), table.arg(), out.arg()}));
   ASSERT_FALSE((bool)cuda::check(cuda::driver()->cuCtxSynchronize(), "sync"));
   idx.v[20] = 3;
   auto good = up(idx);
@@ -400,6 +402,107 @@ TEST_F(Gpu, AFailedAssertIsAnErrorAndTheContextStaysUsable) {
     for (int64_t j = 0; j < d; ++j)
       want[i * d + j] = table.host.v[(int64_t)idx.v[i] * d + j];
   expectClose(out, want, 0, 0);
+}
+
+TEST_F(Gpu, LaunchErrorsAreReportedAndLeaveTheProcessUsable) {
+  // Every way a launch can be refused, each followed by a good launch that
+  // must run and give the right answer (the process and context stay usable).
+  auto p = jit::Program::fromSource(
+      "errors.tile",
+      "kernel scale(x: tensor<f32, [N]>, y: tensor<f32, [N]>, a: f32)\n"
+      "  tune BLOCK in [128] grid [cdiv(N, BLOCK)] {\n"
+      "  store(y, [program_id(0)], a * load(x, [program_id(0)], [BLOCK]));\n}\n"
+      "kernel tall(x: tensor<f32, [M, N]>, k: i32) grid [1, M] {\n"
+      "  store(x, [program_id(1), 0], load(x, [program_id(1), 0], [16]) * k.to(f32));\n}\n");
+  ASSERT_TRUE((bool)p) << llvm::toString(p.takeError());
+  int64_t n = 1000;
+  auto x = up(HostTensor(DType::F32, {n}).random(rng));
+  auto y = poison(DType::F32, {n});
+  auto half = poison(DType::F16, {n});
+  std::vector<float> host(n, 1.0f);
+  CUdeviceptr freed = 0;
+  {
+    auto b = cuda::DeviceBuffer::allocate(n * 4);
+    ASSERT_TRUE((bool)b);
+    freed = b->get();
+  }
+  auto tallBuf = cuda::DeviceBuffer::allocate(70000 * 16 * 4);
+  ASSERT_TRUE((bool)tallBuf);
+  auto f32 = [](CUdeviceptr ptr, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) {
+    return jit::Arg(jit::TensorArg{ptr, DType::F32, std::move(shape), std::move(strides)});
+  };
+  struct Row {
+    const char *what, *kernel;
+    std::vector<jit::Arg> args;
+    const char *message;
+  };
+  CUdeviceptr xp = x.buf.get(), yp = y.buf.get();
+  std::vector<Row> table = {
+      {"too few arguments", "scale", {x.arg(), y.arg()}, "takes 3 arguments, got 2"},
+      {"a scalar for a tensor",
+       "scale",
+       {jit::ScalarArg::of(1), y.arg(), jit::ScalarArg::of(2)},
+       "is a tensor<f32>, got a scalar"},
+      {"a wrong dtype",
+       "scale",
+       {x.arg(), half.arg(), jit::ScalarArg::of(2)},
+       "must hold f32, got f16"},
+      {"a wrong rank",
+       "scale",
+       {f32(xp, {10, 100}), y.arg(), jit::ScalarArg::of(2)},
+       "must have rank 1"},
+      {"dims that disagree",
+       "scale",
+       {f32(xp, {999}), y.arg(), jit::ScalarArg::of(2)},
+       "dim N is 999"},
+      {"a strided last axis",
+       "scale",
+       {f32(xp, {500}, {2}), f32(yp, {500}), jit::ScalarArg::of(2)},
+       "contiguous along its last axis"},
+      {"a null pointer",
+       "scale",
+       {f32(0, {n}), y.arg(), jit::ScalarArg::of(2)},
+       "is a null pointer"},
+      {"a host pointer",
+       "scale",
+       {f32((CUdeviceptr)(uintptr_t)host.data(), {n}), y.arg(), jit::ScalarArg::of(2)},
+       "is not memory the CUDA driver knows"},
+      {"freed device memory",
+       "scale",
+       {f32(freed, {n}), y.arg(), jit::ScalarArg::of(2)},
+       "is not memory the CUDA driver knows"},
+      {"a tensor past its allocation",
+       "scale",
+       {f32(xp + 64, {n}), f32(yp + 64, {n}), jit::ScalarArg::of(2)},
+       "but its allocation"},
+      {"an output overlapping an input",
+       "scale",
+       {f32(xp, {n}), f32(xp + 4, {n}), jit::ScalarArg::of(2)},
+       "overlap, and 'y' is written"},
+      {"a grid past 65535 along y",
+       "tall",
+       {f32(tallBuf->get(), {70000, 16}), jit::ScalarArg::of(2)},
+       "at most 65535"},
+      {"a fractional integer scalar",
+       "tall",
+       {f32(tallBuf->get(), {100, 16}), jit::ScalarArg::of(2.5)},
+       "'k' is a i32"},
+      {"an unknown kernel", "nope", {x.arg(), y.arg(), jit::ScalarArg::of(2)}, "nope"},
+  };
+  for (const Row &r : table) {
+    SCOPED_TRACE(r.what);
+    auto info = runtime->launch(**p, r.kernel, r.args);
+    ASSERT_FALSE((bool)info);
+    std::string msg = llvm::toString(info.takeError());
+    EXPECT_NE(msg.find(r.message), std::string::npos) << msg;
+    auto ok = runtime->launch(**p, "scale", {x.arg(), y.arg(), jit::ScalarArg::of(3)});
+    ASSERT_TRUE((bool)ok) << llvm::toString(ok.takeError());
+    ASSERT_FALSE((bool)cuda::check(cuda::driver()->cuCtxSynchronize(), "sync"));
+    std::vector<double> want(x.host.v);
+    for (double &v : want)
+      v = (double)(3.0f * (float)v);
+    expectClose(y, want, 0, 0);
+  }
 }
 
 TEST_F(Gpu, LaunchesUseTheTuningDatabase) {

@@ -337,6 +337,37 @@ TEST_F(Bind, RejectsMismatches) {
   EXPECT_NE(error(args).find("'s' of 'k' is a f32 scalar, got a tensor"), std::string::npos);
 }
 
+TEST_F(Bind, RejectsWrittenTensorsThatOverlapOthers) {
+  EXPECT_TRUE(prog->kernels()[0].params[0].written); // store(a, ...)
+  EXPECT_FALSE(prog->kernels()[0].params[1].written);
+  auto args = good(); // a: 100 x 32 bf16 = 6400 bytes from 0x10000
+  std::get<TensorArg>(args[1]).data = 0x10000 + 6400 - 2; // b starts on a's last element
+  EXPECT_NE(error(args).find("arguments 'a' (bytes 0x10000..0x11900) and 'b' (0x118FE..0x128FE) "
+                             "overlap, and 'a' is written"),
+            std::string::npos)
+      << error(args);
+  std::get<TensorArg>(args[1]).data = 0x10000 + 6400; // just after a: fine
+  EXPECT_EQ(error(args), "bound");
+  args[0] = TensorArg{0, DType::BF16, {100, 32}, {}};
+  EXPECT_NE(error(args).find("'a' is a null pointer"), std::string::npos) << error(args);
+
+  // The very same tensor read and written is an in-place update; a shifted one is not.
+  auto inc = Program::fromSource(
+      "inc.tile", "kernel inc(x: tensor<f32, [N]>, y: tensor<f32, [N]>)\n"
+                  "  grid [1] { store(y[arange(16)], load(x, [0], [16]) + 1.0); }\n");
+  ASSERT_TRUE((bool)inc) << llvm::toString(inc.takeError());
+  const KernelSignature &k = (*inc)->kernels()[0];
+  EXPECT_TRUE(k.params[1].written); // the element form counts too
+  auto bind = [&](CUdeviceptr x, CUdeviceptr y) {
+    auto b =
+        bindArguments(k, {TensorArg{x, DType::F32, {64}, {}}, TensorArg{y, DType::F32, {64}, {}}});
+    return b ? std::string("bound") : llvm::toString(b.takeError());
+  };
+  EXPECT_EQ(bind(0x1000, 0x1000), "bound");
+  EXPECT_NE(bind(0x1000, 0x1004).find("'y' is written"), std::string::npos) << bind(0x1000, 0x1004);
+  EXPECT_EQ(bind(0x1000, 0x1100), "bound");
+}
+
 TEST_F(Bind, DetectsUnalignedTensors) {
   auto args = good();
   std::get<TensorArg>(args[0]).data = 0x10008; // 8-byte aligned only

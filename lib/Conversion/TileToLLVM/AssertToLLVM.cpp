@@ -1,14 +1,15 @@
 //===- AssertToLLVM.cpp - tile.assert ---------------------------*- C++ -*-===//
 //
-// In a kernel compiled for debugging (`tile.debug` on the function, set by the
-// runtime's compiler with the asserts' ids), each thread checks its own
+// In a kernel compiled for debugging (`tile.debug` on the function, set with
+// the asserts' ids and program ids by pipeline::enableAsserts), each thread checks its own
 // elements of the condition; a thread that finds one false claims the
 // module's assert state, four i32 in global memory (`tessera_assert_state`:
 // the id of the first failed assert, then that program's ids), with one
 // compare-and-swap, and the winner records its program ids. Nothing traps:
 // the kernel runs on (its accesses are memory safe whatever the values), and
 // the runtime reads and clears the state after the launch
-// (docs/kernel-abi.md, "Asserts"). Without `tile.debug` the op is dropped.
+// (docs/kernel-abi.md, "Asserts"). Without `tile.debug` the op is dropped
+// (the pipeline drops such asserts before its first pass already).
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Tile/Knobs.h"
@@ -41,7 +42,7 @@ struct AssertLowering : ConvertOpToLLVMPattern<tile::AssertOp> {
                                 ConversionPatternRewriter &rw) const override {
     auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
     auto id = op->getAttrOfType<IntegerAttr>("tile.assert_id");
-    if (!fn || !fn->hasAttr("tile.debug") || !id) {
+    if (!fn || !fn->hasAttr("tile.debug") || !id || op.getPids().size() != 3) {
       rw.eraseOp(op);
       return success();
     }
@@ -70,7 +71,7 @@ struct AssertLowering : ConvertOpToLLVMPattern<tile::AssertOp> {
       Value won = LLVM::ExtractValueOp::create(rw, loc, pair, 1);
       auto record = scf::IfOp::create(rw, loc, TypeRange{}, won, /*withElse=*/false);
       rw.setInsertionPointToStart(&record.getThenRegion().front());
-      Value pids[3] = {adaptor.getPid0(), adaptor.getPid1(), adaptor.getPid2()};
+      ValueRange pids = adaptor.getPids();
       auto arrTy = state.getGlobalType();
       for (int32_t i = 0; i < 3; ++i) {
         Value slot = LLVM::GEPOp::create(rw, loc, base.getType(), arrTy, base,

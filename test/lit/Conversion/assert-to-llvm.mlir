@@ -20,7 +20,7 @@ tile.kernel @checked(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 : i
   %t = tile.load %x[%c0] : !tile.tensor<?xf32> -> tensor<128xf32>
   %z = arith.constant dense<0.0> : tensor<128xf32>
   %ok = arith.cmpf oge, %t, %z : tensor<128xf32>
-  tile.assert "non-negative", %ok, %p, %c0, %c0 {tile.assert_id = 2 : i32} : tensor<128xi1>
+  tile.assert "non-negative", %ok pids %p, %c0, %c0 {tile.assert_id = 2 : i32} : tensor<128xi1>
   tile.return
 }
 
@@ -40,6 +40,6 @@ tile.kernel @unchecked(%x: !tile.tensor<?xf32>) attributes {tile.num_warps = 4 :
   %t = tile.load %x[%c0] : !tile.tensor<?xf32> -> tensor<128xf32>
   %z = arith.constant dense<0.0> : tensor<128xf32>
   %ok = arith.cmpf oge, %t, %z : tensor<128xf32>
-  tile.assert "non-negative", %ok, %c0, %c0, %c0 {tile.assert_id = 1 : i32} : tensor<128xi1>
+  tile.assert "non-negative", %ok {tile.assert_id = 1 : i32} : tensor<128xi1>
   tile.return
 }

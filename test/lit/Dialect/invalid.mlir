@@ -578,6 +578,14 @@ func.func @f(%a: tensor<2x4x8xf32>) {
 
 func.func @f(%a: tensor<8xf32>, %p: i32) {
   // expected-error @+1 {{'tile.assert' op operand #0 must be 1-bit signless integer or statically shaped tensor of 1-bit signless integer values}}
-  tile.assert "bools only", %a, %p, %p, %p : tensor<8xf32>
+  tile.assert "bools only", %a : tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<8xi1>, %p: i32) {
+  // expected-error @+1 {{'tile.assert' op takes no program ids or all three, got 2}}
+  tile.assert "two ids", %a pids %p, %p : tensor<8xi1>
   return
 }

@@ -37,8 +37,8 @@ tile.kernel @copy(%x: !tile.tensor<?xf32>, %y: !tile.tensor<?xf32>) attributes {
 // CHECK: tile.convert %{{.*}} : i32 -> f32
 // CHECK: tile.expand_dims %{{.*}} axis 0 : f32 -> tensor<1xf32>
 // CHECK: tile.print "v = ", %{{.*}} : tensor<1xf32>
-// CHECK: tile.assert "n \22positive\22", %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : i1
-// CHECK: tile.assert "rows in order", %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xi1>
+// CHECK: tile.assert "n \22positive\22", %{{.*}} : i1
+// CHECK: tile.assert "rows in order", %{{.*}} pids %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xi1>
 tile.kernel @shapes(%s: f32, %hx: !tile.tensor<?x?xf16>) grid {
 ^bb0(%a: f32, %b: !tile.tensor<?x?xf16>):
   %c = arith.constant 1 : i32
@@ -58,9 +58,9 @@ tile.kernel @shapes(%s: f32, %hx: !tile.tensor<?x?xf16>) grid {
   tile.print "v = ", %v : tensor<1xf32>
   %zero = arith.constant 0 : i32
   %pos = arith.cmpi sgt, %n, %zero : i32
-  tile.assert "n \22positive\22", %pos, %n, %n, %n : i1
+  tile.assert "n \22positive\22", %pos : i1
   %le = arith.cmpi sle, %b1, %b2 : tensor<64x64xi32>
-  tile.assert "rows in order", %le, %n, %n, %n : tensor<64x64xi1>
+  tile.assert "rows in order", %le pids %n, %n, %n : tensor<64x64xi1>
   tile.return
 }
 

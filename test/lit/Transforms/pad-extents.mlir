@@ -196,7 +196,7 @@ tile.kernel @one_row(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>) attr
 // CHECK: %[[LT:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<64xi32>
 // CHECK: %[[YES:.*]] = arith.constant dense<true> : tensor<64xi1>
 // CHECK: %[[C:.*]] = arith.select %{{.*}}, %[[LT]], %[[YES]] : tensor<64xi1>, tensor<64xi1>
-// CHECK: tile.assert "row in range", %[[C]], %{{.*}}, %{{.*}}, %{{.*}} : tensor<64xi1>
+// CHECK: tile.assert "row in range", %[[C]] : tensor<64xi1>
 tile.kernel @checked(%y: !tile.tensor<?xi32>) attributes {tile.num_warps = 4 : i64} grid {
 ^bb0(%a: !tile.tensor<?xi32>):
   %one = arith.constant 1 : i32
@@ -206,6 +206,6 @@ tile.kernel @checked(%y: !tile.tensor<?xi32>) attributes {tile.num_warps = 4 : i
   %r = tile.arange : tensor<48xi32>
   %n = arith.constant dense<40> : tensor<48xi32>
   %lt = arith.cmpi slt, %r, %n : tensor<48xi32>
-  tile.assert "row in range", %lt, %c0, %c0, %c0 : tensor<48xi1>
+  tile.assert "row in range", %lt : tensor<48xi1>
   tile.return
 }
