@@ -12,6 +12,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 
@@ -37,10 +38,13 @@ void dropAsserts(tile::KernelOp kernel) {
         maybeDead.push_back(def);
     a.erase();
   }
+  // An op may be queued once per use: look at each one only while it lives.
+  llvm::DenseSet<Operation *> erased;
   while (!maybeDead.empty()) {
     Operation *op = maybeDead.pop_back_val();
-    if (!isOpTriviallyDead(op))
+    if (erased.contains(op) || !isOpTriviallyDead(op))
       continue;
+    erased.insert(op);
     for (Value v : op->getOperands())
       if (Operation *def = v.getDefiningOp())
         maybeDead.push_back(def);

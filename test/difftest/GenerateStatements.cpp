@@ -318,6 +318,18 @@ Program Gen::run() {
     dotSection();
   }
   lets();
+  if (chance(0.2)) {
+    // An assert that holds whatever its operand computes (the interpreter
+    // checks it; GPU code drops it outside debugging).
+    ExprP e = expr({DType::Bool, pickShape()}, 2);
+    if (e) {
+      Stmt s;
+      s.kind = Stmt::Kind::Assert;
+      s.value = e;
+      p_.body.push_back(s);
+      feature("assert");
+    }
+  }
   if (chance(0.3))
     carriedLoop();
   if (chance(0.3))

@@ -143,6 +143,11 @@ void printStmts(const std::vector<Stmt> &ss, int indent, std::string &out) {
       out += pad + t.replace(at, 2, printExpr(*s.value)) + "\n";
       break;
     }
+    case Stmt::Kind::Assert: {
+      std::string v = printExpr(*s.value);
+      out += pad + "assert(" + v + " || !" + v + ", \"a tautology\");\n";
+      break;
+    }
     case Stmt::Kind::For:
       out += pad + s.head + " {\n";
       printStmts(s.body, indent + 2, out);
@@ -194,6 +199,9 @@ public:
     case Stmt::Kind::Var:
       expr(*s.value);
       env_[s.name] = {s.value->mag, s.value->err, s.value->exact};
+      break;
+    case Stmt::Kind::Assert:
+      expr(*s.value);
       break;
     case Stmt::Kind::Assign: {
       if (!env_.count(s.name))

@@ -96,9 +96,10 @@ struct Expr {
 /// One statement. Let/Var bind `name` to `value`; Assign sets a var; Store
 /// prints `text` with `$0` replaced by the value; For repeats `body` (`head` is
 /// `for i in range(...)`, at most `trips` times); If runs `body` when `head`
-/// (a condition's text) holds, else `orelse`.
+/// (a condition's text) holds, else `orelse`; Assert checks `value || !value`
+/// (a bool that holds whatever it computes).
 struct Stmt {
-  enum class Kind { Let, Var, Assign, Store, For, If } kind = Kind::Let;
+  enum class Kind { Let, Var, Assign, Store, For, If, Assert } kind = Kind::Let;
   std::string name;
   ExprP value;
   std::string text;
