@@ -86,9 +86,13 @@ struct Printer {
     case ExprKind::Bool:
       o << "(bool " << (e.boolValue ? "true" : "false") << ")" << at(e.loc) << "\n";
       return;
-    case ExprKind::Str:
-      o << "(string \"" << e.name << "\")" << at(e.loc) << "\n";
+    case ExprKind::Str: {
+      o << "(string \"";
+      for (char c : e.name) // as written: \" and \\ escaped
+        o << (c == '"' || c == '\\' ? "\\" : "") << c;
+      o << "\")" << at(e.loc) << "\n";
       return;
+    }
     case ExprKind::Name:
       o << "(name " << e.name << ")" << at(e.loc) << "\n";
       return;
