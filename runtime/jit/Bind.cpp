@@ -152,30 +152,36 @@ std::pair<uint64_t, uint64_t> tessera::jit::byteSpan(const TensorArg &t) {
   return {t.data, (last + 1) * dtypeBytes(t.dtype)};
 }
 
-llvm::Error tessera::jit::checkOverlaps(const KernelSignature &sig, llvm::ArrayRef<Arg> args) {
-  auto same = [](const TensorArg &a, const TensorArg &b) {
-    return a.data == b.data && a.dtype == b.dtype && a.shape == b.shape &&
-           stridesOf(a) == stridesOf(b);
-  };
+std::vector<tessera::jit::DisjointPair> tessera::jit::disjointPairs(const KernelSignature &sig,
+                                                                    llvm::ArrayRef<Arg> args) {
+  std::vector<DisjointPair> out;
   for (size_t i = 0; i < args.size(); ++i) {
     const auto *a = std::get_if<TensorArg>(&args[i]);
     if (!a || !sig.params[i].written)
       continue;
-    auto [aLo, aBytes] = byteSpan(*a);
     for (size_t j = 0; j < args.size(); ++j) {
       const auto *o = std::get_if<TensorArg>(&args[j]);
       if (j == i || !o || (j < i && sig.params[j].written))
-        continue; // two written tensors: reported once, at the first
-      auto [oLo, oBytes] = byteSpan(*o);
-      if (!aBytes || !oBytes || aLo >= oLo + oBytes || oLo >= aLo + aBytes || same(*a, *o))
-        continue;
-      auto hex = [](uint64_t v) { return "0x" + llvm::utohexstr(v); };
-      return makeError("arguments '" + sig.params[i].name + "' (bytes " + hex(aLo) + ".." +
-                       hex(aLo + aBytes) + ") and '" + sig.params[j].name + "' (" + hex(oLo) +
-                       ".." + hex(oLo + oBytes) + ") overlap, and '" + sig.params[i].name +
-                       "' is written: pass separate buffers (the very same tensor for both is "
-                       "allowed, an in-place update)");
+        continue; // two written tensors: one pair, the first
+      bool alike = a->dtype == o->dtype && a->shape == o->shape && stridesOf(*a) == stridesOf(*o);
+      out.push_back({(uint32_t)i, (uint32_t)j, alike});
     }
+  }
+  return out;
+}
+
+llvm::Error tessera::jit::checkOverlaps(const KernelSignature &sig, llvm::ArrayRef<Arg> args) {
+  for (const DisjointPair &pr : disjointPairs(sig, args)) {
+    auto [aLo, aBytes] = byteSpan(std::get<TensorArg>(args[pr.a]));
+    auto [oLo, oBytes] = byteSpan(std::get<TensorArg>(args[pr.b]));
+    if (!overlaps(aLo, aBytes, oLo, oBytes, pr.sameLayout))
+      continue;
+    auto hex = [](uint64_t v) { return "0x" + llvm::utohexstr(v); };
+    return makeError("arguments '" + sig.params[pr.a].name + "' (bytes " + hex(aLo) + ".." +
+                     hex(aLo + aBytes) + ") and '" + sig.params[pr.b].name + "' (" + hex(oLo) +
+                     ".." + hex(oLo + oBytes) + ") overlap, and '" + sig.params[pr.a].name +
+                     "' is written: pass separate buffers (the very same tensor for both is "
+                     "allowed, an in-place update)");
   }
   return llvm::Error::success();
 }

@@ -64,6 +64,21 @@ llvm::Expected<Binding> bindArguments(const KernelSignature &sig, llvm::ArrayRef
 /// for an empty tensor.
 std::pair<uint64_t, uint64_t> byteSpan(const TensorArg &t);
 
+/// A pair of tensor arguments that must not share bytes: `a` is written (a
+/// pair of written tensors appears once). `sameLayout`: the same dtype, shape
+/// and strides, so that the very same pointer is an in-place update.
+struct DisjointPair {
+  uint32_t a, b;
+  bool sameLayout;
+};
+std::vector<DisjointPair> disjointPairs(const KernelSignature &sig, llvm::ArrayRef<Arg> args);
+
+/// Whether the spans [a, a + na) and [b, b + nb) share a byte, other than as
+/// the very same tensor (same pointer, `sameLayout`).
+inline bool overlaps(uint64_t a, uint64_t na, uint64_t b, uint64_t nb, bool sameLayout) {
+  return na && nb && a < b + nb && b < a + na && !(a == b && sameLayout);
+}
+
 /// An error when a tensor the kernel writes (ParamInfo::written) shares bytes
 /// with another tensor argument, unless both are the same tensor (pointer,
 /// dtype, shape and strides): an in-place update, which the kernel must

@@ -58,11 +58,10 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &o
 
 bool Runtime::repeatOverlaps(llvm::ArrayRef<Arg> args) const {
   const Repeat &r = *repeat_;
-  for (const Repeat::Pair &pr : r.disjoint) {
-    uint64_t a = std::get<TensorArg>(args[pr.a]).data, b = std::get<TensorArg>(args[pr.b]).data;
-    if (a < b + r.bytes[pr.b] && b < a + r.bytes[pr.a] && !(a == b && pr.sameLayout))
+  for (const DisjointPair &pr : r.disjoint)
+    if (overlaps(std::get<TensorArg>(args[pr.a]).data, r.bytes[pr.a],
+                 std::get<TensorArg>(args[pr.b]).data, r.bytes[pr.b], pr.sameLayout))
       return true;
-  }
   return false;
 }
 
@@ -221,18 +220,10 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
     return std::move(e);
   r.prepared = *found;
   r.aligned = r.binding.aligned;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const auto *t = std::get_if<TensorArg>(&args[i]);
+  r.disjoint = disjointPairs(sig, args);
+  for (const Arg &a : args) {
+    const auto *t = std::get_if<TensorArg>(&a);
     r.bytes.push_back(t ? byteSpan(*t).second : 0);
-    if (!t || !sig.params[i].written)
-      continue;
-    for (size_t j = 0; j < args.size(); ++j) {
-      const auto *o = std::get_if<TensorArg>(&args[j]);
-      if (j == i || !o || (j < i && sig.params[j].written))
-        continue;
-      bool alike = t->dtype == o->dtype && t->shape == o->shape && stridesOf(*t) == stridesOf(*o);
-      r.disjoint.push_back({(uint32_t)i, (uint32_t)j, alike});
-    }
   }
   repeat_ = std::move(r);
   return info;

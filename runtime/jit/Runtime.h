@@ -223,14 +223,9 @@ private:
     Prepared *prepared = nullptr;
     bool aligned = true;
     std::vector<const CUtensorMap *> maps; // this launch's, reused
-    /// Pairs of tensor arguments that must not share bytes (one is written),
-    /// each tensor's bytes, and whether the pair is laid out alike (then the
-    /// very same pointer is an in-place update, allowed).
-    struct Pair {
-      uint32_t a, b;
-      bool sameLayout;
-    };
-    std::vector<Pair> disjoint;
+    /// The tensor pairs that must not share bytes (Bind.h), and each
+    /// argument's bytes (the same on a repeat: shapes and strides are).
+    std::vector<DisjointPair> disjoint;
     std::vector<uint64_t> bytes;
   };
   std::optional<Repeat> repeat_;

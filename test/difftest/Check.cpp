@@ -13,6 +13,7 @@
 #include "lib/Target/PTX.h"
 #include "runtime/jit/Interpret.h"
 #include "runtime/jit/Runtime.h"
+#include "test/common/Cases.h"
 #include "test/gpu/GpuUtil.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -64,15 +65,9 @@ std::vector<HostTensor> inputsOf(const Program &p) {
   std::vector<HostTensor> out;
   for (const TensorParam *t : p.usedTensors()) {
     std::mt19937 rng((uint32_t)(p.seed ^ nameHash(t->name)));
-    HostTensor h(t->dt, shapeOf(p, *t));
-    if (isInt(t->dt)) {
-      std::uniform_int_distribution<int64_t> u((int64_t)t->lo, (int64_t)t->hi);
-      for (double &x : h.v)
-        x = (double)u(rng);
-    } else {
-      h.random(rng, t->lo, t->hi);
-    }
-    out.push_back(std::move(h));
+    out.push_back(isInt(t->dt)
+                      ? testutil::ints(rng, t->dt, shapeOf(p, *t), (int64_t)t->lo, (int64_t)t->hi)
+                      : testutil::rnd(rng, t->dt, shapeOf(p, *t), t->lo, t->hi));
   }
   return out;
 }
@@ -153,17 +148,12 @@ std::string compare(const Program &p, const std::vector<HostTensor> &got,
   for (size_t i = 0; i < used.size(); ++i) {
     const HostTensor &a = got[i], &b = want[i];
     double t = tol.count(used[i]->name) ? tol[used[i]->name] : 0;
-    int64_t bad = 0, first = -1;
-    for (size_t e = 0; e < a.v.size(); ++e) {
-      double x = a.v[e], y = b.v[e];
-      bool same = x == y || (std::isnan(x) && std::isnan(y)) || std::fabs(x - y) <= t;
-      if (!same && bad++ == 0)
-        first = (int64_t)e;
-    }
-    if (bad)
-      os << used[i]->name << ": " << bad << " of " << a.v.size() << " elements differ by more than "
-         << t << "; first at flat index " << first << ": " << a.v[first] << " vs " << b.v[first]
-         << ". ";
+    // NaN equals NaN, an infinity only itself, finite values within t.
+    testutil::Compare c = testutil::compare(a, b.v, t, 0);
+    if (c.bad)
+      os << used[i]->name << ": " << c.bad << " of " << a.v.size()
+         << " elements differ by more than " << t << "; first at flat index " << c.first << ": "
+         << c.gotFirst << " vs " << c.wantFirst << ". ";
   }
   return os.str();
 }

@@ -85,6 +85,17 @@ private:
   }
   ExprP expr(Ty ty, int depth, bool exact = false);
   ExprP tryExpr(Ty ty, int depth, bool exact);
+  /// Bounds `name` as analyze() does after the body so far (a loop's or a
+  /// branch's var over all its values); false when the body breaks a rule.
+  bool boundsAfter(const std::string &name) {
+    Program probe;
+    probe.body = p_.body;
+    std::map<std::string, Bounds> after;
+    bool ok = analyze(probe, &after);
+    if (after.count(name))
+      env_[name] = after[name];
+    return ok;
+  }
   void bind(const std::string &name, const ExprP &e) {
     env_[name] = {e->mag, e->err, e->exact};
     names_.push_back({name, e->ty});

@@ -64,15 +64,7 @@ void Gen::dotSection() {
   upd.value = dot;
   loop.body.push_back(upd);
   p_.body.push_back(loop);
-  // The accumulator's bounds after every trip.
-  Bounds b0{0, 0, true};
-  for (int i = 0; i < loop.trips; ++i) {
-    std::map<std::string, Bounds> env = env_;
-    env[name] = b0;
-    analyzeExpr(*dot, env);
-    b0 = {dot->mag, dot->err, false};
-  }
-  env_[name] = b0;
+  boundsAfter(name); // the accumulator's, after every trip
   names_.push_back({name, {acc, Shape::Full}});
 }
 
@@ -130,23 +122,12 @@ void Gen::carriedLoop() {
   s.value = upd;
   loop.body.push_back(s);
   p_.body.push_back(loop);
-  Program probe;
-  probe.body = p_.body;
-  if (!analyze(probe)) {
+  if (!boundsAfter(name)) {
     p_.body.pop_back();
     p_.body.pop_back();
     env_.erase(name);
     return;
   }
-  // Widen the var's bounds as the analysis does for a loop.
-  Bounds b = env_[name];
-  for (int i = 0; i < 3; ++i) {
-    std::map<std::string, Bounds> env = env_;
-    env[name] = b;
-    analyzeExpr(*upd, env);
-    b = {std::max(b.mag, upd->mag), std::max(b.err, upd->err), b.exact && upd->exact};
-  }
-  env_[name] = b;
   names_.push_back({name, ty});
 }
 
@@ -179,15 +160,7 @@ void Gen::branch() {
   if (!ifs.body[0].value || (!ifs.orelse.empty() && !ifs.orelse[0].value))
     return;
   p_.body.push_back(ifs);
-  Program probe;
-  probe.body = p_.body;
-  analyze(probe);
-  for (const Stmt &s : ifs.body)
-    env_[name] = {std::max(env_[name].mag, s.value->mag), std::max(env_[name].err, s.value->err),
-                  env_[name].exact && s.value->exact};
-  for (const Stmt &s : ifs.orelse)
-    env_[name] = {std::max(env_[name].mag, s.value->mag), std::max(env_[name].err, s.value->err),
-                  env_[name].exact && s.value->exact};
+  boundsAfter(name);
 }
 
 void Gen::stores() {

@@ -434,11 +434,13 @@ bool analyzeExpr(Expr &e, const std::map<std::string, Bounds> &env) {
   return a.ok;
 }
 
-bool analyze(Program &p) {
+bool analyze(Program &p, std::map<std::string, Bounds> *names) {
   if (!p.fixedSource.empty())
     return true;
   Analyzer a;
   a.stmts(p.body);
+  if (names)
+    *names = std::move(a.env_);
   return a.ok;
 }
 

@@ -165,7 +165,9 @@ bool analyzeExpr(Expr &e, const std::map<std::string, Bounds> &env);
 
 /// Recomputes every node's bounds, in statement order. False when some node
 /// breaks a rule the bounds rely on, or a name is used before its definition.
-bool analyze(Program &p);
+/// `names` (when given) receives the bounds of every name after the body
+/// (a var's over any trips of its loops and either branch of its ifs).
+bool analyze(Program &p, std::map<std::string, Bounds> *names = nullptr);
 
 /// Machine epsilon of a float type (half an ulp at 1); 0 for integers.
 double epsOf(DType dt);
