@@ -20,6 +20,10 @@ inline constexpr int64_t kDefaultNumWarps = 4;
 /// failed assert()s write: four i32, the first failed assert's id and that
 /// program's ids (docs/kernel-abi.md, "Asserts"). The runtime reads it by name.
 inline constexpr const char *kAssertStateName = "tessera_assert_state";
+/// The kernel attribute (unit) of the 64-bit size class: tensors with an extent
+/// of 2^31 or more. Its ABI passes extents as 64-bit values, and dims,
+/// program_id(), num_programs() and arange() are i64 in the language.
+inline constexpr const char *kIndex64Attr = "tile.index64";
 inline constexpr int64_t kDefaultNumStages = 3;
 
 /// The compiler's split-K schedule option (`--param split-k=S`; the tuner

@@ -63,6 +63,52 @@ LogicalResult verifyAccess(Operation *op, GlobalTensorType tensor, size_t numCoo
                              << " differs from the tensor's " << tensor.getElementType();
   return success();
 }
+
+/// Coordinates of loads, stores and copies: `%a, %b : i64`, where an i32
+/// coordinate is written bare and a wider one with its type.
+ParseResult parseCoords(OpAsmParser &p, SmallVectorImpl<OpAsmParser::UnresolvedOperand> &coords,
+                        SmallVectorImpl<Type> &types) {
+  OpAsmParser::UnresolvedOperand first;
+  OptionalParseResult has = p.parseOptionalOperand(first);
+  if (!has.has_value())
+    return success();
+  if (failed(*has))
+    return failure();
+  auto typeOfLast = [&]() -> ParseResult {
+    Type t = p.getBuilder().getI32Type();
+    if (succeeded(p.parseOptionalColon()) && p.parseType(t))
+      return failure();
+    types.push_back(t);
+    return success();
+  };
+  coords.push_back(first);
+  if (typeOfLast())
+    return failure();
+  while (succeeded(p.parseOptionalComma())) {
+    if (p.parseOperand(coords.emplace_back()) || typeOfLast())
+      return failure();
+  }
+  return success();
+}
+void printCoords(OpAsmPrinter &p, Operation *, OperandRange coords, TypeRange types) {
+  llvm::interleaveComma(llvm::zip(coords, types), p, [&](auto pair) {
+    auto [v, t] = pair;
+    p << v;
+    if (!t.isInteger(32))
+      p << " : " << t;
+  });
+}
+/// The result type of tile.dim: i32 unless written (`-> i64`).
+ParseResult parseIndexResult(OpAsmParser &p, Type &type) {
+  type = p.getBuilder().getI32Type();
+  if (succeeded(p.parseOptionalArrow()))
+    return p.parseType(type);
+  return success();
+}
+void printIndexResult(OpAsmPrinter &p, Operation *, Type type) {
+  if (!type.isInteger(32))
+    p << "-> " << type; // the printer has written the space
+}
 } // namespace
 
 #define GET_OP_CLASSES
@@ -200,7 +246,7 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
   auto type = getTensor().getType();
   if (getAxis() < 0 || getAxis() >= type.getRank() || type.isDynamicDim(getAxis()))
     return {};
-  return IntegerAttr::get(IntegerType::get(getContext(), 32), type.getShape()[getAxis()]);
+  return IntegerAttr::get(getType(), type.getShape()[getAxis()]);
 }
 
 LogicalResult ArangeOp::verify() {

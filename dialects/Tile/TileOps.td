@@ -90,7 +90,7 @@ def Tile_YieldOp : Tile_Op<"yield", [Pure, HasParent<"KernelOp">, ReturnLike, Te
     tile.yield %gx, %gy : i32, i32
     ```
   }];
-  let arguments = (ins Variadic<I32>:$extents);
+  let arguments = (ins Variadic<Tile_Index>:$extents);
   let assemblyFormat = "$extents attr-dict `:` type($extents)";
   let hasVerifier = 1;
 }
@@ -130,11 +130,16 @@ def Tile_DimOp : Tile_Op<"dim", [Pure]> {
 
     ```mlir
     %n = tile.dim %x[1] : !tile.tensor<?x?xf32>
+    %big = tile.dim %x[0] : !tile.tensor<?x?xf32> -> i64
     ```
+
+    The result is i32, or i64 in the 64-bit size class (an extent of 2^31 or
+    more; the kernel ABI then passes extents as 64-bit values).
   }];
   let arguments = (ins Tile_TensorType:$tensor, I64Attr:$axis);
-  let results = (outs I32:$result);
-  let assemblyFormat = "$tensor `[` $axis `]` attr-dict `:` type($tensor)";
+  let results = (outs Tile_Index:$result);
+  let assemblyFormat =
+      "$tensor `[` $axis `]` attr-dict `:` type($tensor) custom<IndexResult>(type($result))";
   let hasVerifier = 1;
   let hasFolder = 1;
 }
@@ -313,13 +318,18 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>, AttrSizedOperandSeg
     ```mlir
     %row = tile.load %x[%r, %c0] pad %ninf : !tile.tensor<?x?xf32> -> tensor<1024xf32>
     %blk = tile.load %a[%i, %k] : !tile.tensor<?x?xbf16> -> tensor<128x64xbf16>
+    %big = tile.load %x[%b : i64] : !tile.tensor<?xf32> -> tensor<1024xf32>
     ```
+
+    Coordinates are i32 or i64 (an i64 one is written with its type); the
+    address arithmetic uses the widest of them and of the tensor's extents.
   }];
-  let arguments = (ins Tile_TensorType:$tensor, Variadic<I32>:$coords,
+  let arguments = (ins Tile_TensorType:$tensor, Variadic<Tile_Index>:$coords,
                        Optional<Tile_ElementType>:$pad, OptionalAttr<DenseI64ArrayAttr>:$extents);
   let results = (outs Tile_Value:$result);
   let assemblyFormat = [{
-    $tensor `[` $coords `]` (`pad` $pad^)? attr-dict `:` type($tensor) `->` type($result)
+    $tensor `[` custom<Coords>($coords, type($coords)) `]` (`pad` $pad^)? attr-dict `:`
+    type($tensor) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -335,10 +345,11 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
     tile.store %c[%i, %j], %t : !tile.tensor<?x?xbf16>, tensor<128x128xbf16>
     ```
   }];
-  let arguments = (ins Tile_TensorType:$tensor, Variadic<I32>:$coords, Tile_Value:$value,
+  let arguments = (ins Tile_TensorType:$tensor, Variadic<Tile_Index>:$coords, Tile_Value:$value,
                        OptionalAttr<DenseI64ArrayAttr>:$extents);
   let assemblyFormat = [{
-    $tensor `[` $coords `]` `,` $value attr-dict `:` type($tensor) `,` type($value)
+    $tensor `[` custom<Coords>($coords, type($coords)) `]` `,` $value attr-dict `:` type($tensor)
+    `,` type($value)
   }];
   let hasVerifier = 1;
 }

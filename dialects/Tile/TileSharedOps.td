@@ -117,10 +117,10 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
         : !tile.tensor<?x?xbf16>, !tile.memdesc<128x64xbf16, #shared>
     ```
   }];
-  let arguments = (ins Tile_TensorType:$tensor, Variadic<I32>:$coords, Tile_MemDescType:$dst,
+  let arguments = (ins Tile_TensorType:$tensor, Variadic<Tile_Index>:$coords, Tile_MemDescType:$dst,
                        Optional<I1>:$pred, AnyAttr:$layout, I32Attr:$vec);
   let assemblyFormat = [{
-    $tensor `[` $coords `]` `,` $dst (`if` $pred^)? attr-dict `:` type($tensor) `,` qualified(type($dst))
+    $tensor `[` custom<Coords>($coords, type($coords)) `]` `,` $dst (`if` $pred^)? attr-dict `:` type($tensor) `,` qualified(type($dst))
   }];
   let hasVerifier = 1;
 }

@@ -14,6 +14,9 @@ include "mlir/IR/AttrTypeBase.td"
 
 // The element types of the language: f32 f16 bf16 i32 i64 bool.
 def Tile_ElementType : AnyTypeOf<[F16, BF16, F32, I1, I32, I64]>;
+// Coordinates, extents and grid sizes: i32, or i64 in the 64-bit size class
+// (kernels for tensors with an extent of 2^31 or more).
+def Tile_Index : AnyTypeOf<[I32, I64], "32- or 64-bit signless integer">;
 def Tile_FloatType : AnyTypeOf<[F16, BF16, F32]>;
 
 // A tile: a statically shaped ranked tensor of language elements.

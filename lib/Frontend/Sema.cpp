@@ -129,7 +129,7 @@ bool Checker::declareKernelSymbols() {
         continue;
       }
       Symbol &s = newSymbol(Symbol::Dim, d.name, d.loc);
-      s.type = ValueType::scalar(DType::I32);
+      s.type = ValueType::scalar(indexType());
       s.paramIndex = i;
       s.axis = a;
       auto v = spec_.dims.find(d.name);
@@ -240,9 +240,11 @@ bool Checker::declareKernelSymbols() {
     if (f == kernelScope_.end() || (f->second->kind != Symbol::Dim && !isScalarInt)) {
       error(k_.loc, "kernel '" + k_.name + "' has no dimension '" + name + "'");
       ok = false;
-    } else if (f->second->kind == Symbol::Dim && (v <= 0 || v > INT32_MAX)) {
+    } else if (f->second->kind == Symbol::Dim && (v <= 0 || (v > INT32_MAX && !spec_.index64))) {
       error(k_.loc, "--dim " + name + "=" + std::to_string(v) +
-                        ": dimensions must be positive and fit in i32");
+                        (v <= 0 ? ": dimensions must be positive"
+                                : ": a dimension of 2^31 or more needs the 64-bit size class "
+                                  "(--index64)"));
       ok = false;
     } else if (f->second->kind == Symbol::ScalarParam && f->second->type.dtype != DType::I64 &&
                (v < INT32_MIN || v > INT32_MAX ||
@@ -305,7 +307,7 @@ void Checker::checkClauses() {
     const ValueType &t = g->type;
     if (!t.isError() && (!t.isScalar() || !isInt(t.dtype)))
       error(g->start(), "a grid extent must be an integer scalar, got " + t.str());
-    else if (!t.isError() && t.dtype == DType::I64)
+    else if (!t.isError() && t.dtype == DType::I64 && !spec_.index64)
       error(g->start(), "a grid extent must be i32; convert it with .to(i32)");
     else if (g->constant && *g->constant <= 0)
       error(g->start(), "a grid extent must be positive, got " + std::to_string(*g->constant));
@@ -315,6 +317,7 @@ void Checker::checkClauses() {
 
 std::unique_ptr<KernelInfo> Checker::run() {
   info_->kernel = &k_;
+  info_->index64 = spec_.index64;
   unsigned before = diags_.numErrors();
   declareKernelSymbols(); // errors are recorded; the rest is still checked
   checkClauses();

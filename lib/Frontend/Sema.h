@@ -45,6 +45,9 @@ struct Specialization {
   std::map<std::string, double> scalars;
   /// What num_sms() is: the GPU's multiprocessor count, when one is known.
   std::optional<int64_t> numSms;
+  /// The 64-bit size class, for tensors with an extent of 2^31 or more: dims,
+  /// program_id(), num_programs() and arange() are i64 instead of i32.
+  bool index64 = false;
 };
 
 /// What Sema learned about a kernel under a specialization.
@@ -54,6 +57,7 @@ struct KernelInfo {
   std::vector<std::pair<std::string, int64_t>> whereValues; // in declaration order
   std::map<std::string, int64_t> specializedDims;           // dims baked in as constants
   std::optional<int64_t> numSms;                            // when num_sms() is used
+  bool index64 = false; // the 64-bit size class (Specialization::index64)
   int64_t numWarps = kDefaultNumWarps, numStages = kDefaultNumStages;
   std::vector<const Symbol *> params; // one per kernel parameter
   std::vector<const Symbol *> dims;   // named dims in order of first appearance

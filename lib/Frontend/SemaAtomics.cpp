@@ -87,7 +87,8 @@ void Checker::checkAtomicCall(Expr &e) {
     if (v.type.dtype != dt && !v.type.literal) {
       error(v.start(), fn + "() on the " + dtypeName(dt).str() + " tensor '" + t->name +
                            "' needs " + dtypeName(dt).str() + " values, got " + v.type.str() +
-                           "; convert with .to(" + dtypeName(dt).str() + ")");
+                           "; convert with .to(" + dtypeName(dt).str() + ")" +
+                           index64Hint(v.type.dtype, dt));
       return;
     }
     if (!coerce(v, dt, "the value of " + fn + "()"))

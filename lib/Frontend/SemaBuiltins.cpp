@@ -269,7 +269,7 @@ void Checker::checkCall(Expr &e) {
             "the axis of " + fn + "() must be 0, 1 or 2, got " + std::to_string(*axis));
       return;
     }
-    e.type = ValueType::scalar(DType::I32);
+    e.type = ValueType::scalar(indexType());
     return;
   }
   if (fn == "arange") {
@@ -284,7 +284,7 @@ void Checker::checkCall(Expr &e) {
                                     std::to_string(*n));
       return;
     }
-    e.type = ValueType::tile(DType::I32, {*n});
+    e.type = ValueType::tile(indexType(), {*n});
     return;
   }
   if (fn == "zeros" || fn == "full") {

@@ -254,7 +254,48 @@ bool Checker::coerce(Expr &e, DType t, const std::string &what) {
   if (e.type.literal)
     return retype(e, t);
   error(e.start(), what + " must be " + dtypeName(t).str() + ", got " + e.type.str() +
-                       "; convert it with .to(" + dtypeName(t).str() + ")");
+                       "; convert it with .to(" + dtypeName(t).str() + ")" +
+                       index64Hint(e.type.dtype, t));
+  return false;
+}
+
+std::string Checker::index64Hint(DType got, DType want) const {
+  if (!spec_.index64 || got != DType::I64 || want != DType::I32)
+    return "";
+  return " (this kernel is compiled for a tensor extent of 2^31 or more, where dims, "
+         "program_id(), num_programs() and arange() are i64)";
+}
+
+bool Checker::widenToI64(Expr &e) {
+  if (e.constant)
+    return retype(e, DType::I64);
+  // `e` becomes `(e).to(i64)`: its content moves into the conversion's operand.
+  auto inner = std::make_unique<Expr>(std::move(e));
+  Expr wide(ExprKind::Method, inner->loc);
+  wide.begin = inner->begin;
+  wide.beginOffset = inner->beginOffset;
+  wide.endOffset = inner->endOffset;
+  wide.depth = inner->depth + 1;
+  wide.name = "to";
+  wide.type = ValueType::tile(DType::I64, inner->type.shape);
+  wide.dimDeps = inner->dimDeps;
+  auto dtype = std::make_unique<Expr>(ExprKind::Name, inner->loc);
+  dtype->name = "i64";
+  wide.args.push_back(std::move(inner));
+  wide.args.push_back(std::move(dtype));
+  e = std::move(wide);
+  return true;
+}
+
+bool Checker::coerceIndex(Expr &e, const std::string &what) {
+  if (e.type.dtype == DType::I64 && !e.type.literal)
+    return true;
+  if (e.type.dtype == DType::I64 && e.type.literal)
+    return spec_.index64 ? true : retype(e, DType::I32);
+  if (e.type.dtype == DType::I32 || e.type.literal)
+    return coerce(e, DType::I32, what);
+  error(e.start(),
+        what + " must be i32 or i64, got " + e.type.str() + "; convert it with .to(i32)");
   return false;
 }
 
@@ -267,6 +308,19 @@ bool Checker::unify(Expr &a, Expr &b, SourceLoc loc, const char *what) {
     return retype(a, tb);
   if (lb && !la)
     return retype(b, ta);
+  // In the 64-bit size class an i32 meets the i64 dims, program ids and
+  // aranges as an i64 (an implicit `.to(i64)`): index math written for 32 bits
+  // compiles unchanged.
+  if (spec_.index64 && ta == DType::I32 && tb == DType::I64 && !la)
+    return widenToI64(a);
+  if (spec_.index64 && tb == DType::I32 && ta == DType::I64 && !lb)
+    return widenToI64(b);
+  // A compile-time i32 (a tune or where value, a folded expression) meets an
+  // i64 as the i64 it exactly is: `cdiv(N, BLOCK)` with an i64 dim.
+  if (ta == DType::I32 && tb == DType::I64 && a.constant && a.type.isScalar())
+    return retype(a, DType::I64);
+  if (tb == DType::I32 && ta == DType::I64 && b.constant && b.type.isScalar())
+    return retype(b, DType::I64);
   if (la && lb) {
     if (isFloat(ta) && isInt(tb))
       return retype(b, ta);

@@ -64,6 +64,17 @@ public:
   bool retype(Expr &e, DType t);
   /// Adapts `e` to a context that needs dtype `t` (literals adopt it).
   bool coerce(Expr &e, DType t, const std::string &what);
+  /// Adapts `e` to a context that takes an i32 or i64 integer (a coordinate, a
+  /// loop bound): an i64 stays i64, anything else must become i32.
+  bool coerceIndex(Expr &e, const std::string &what);
+  /// Makes the i32 `e` an i64: a constant is retyped, anything else is wrapped
+  /// in an implicit `.to(i64)` (the 64-bit size class's widening).
+  bool widenToI64(Expr &e);
+  /// Why an i64 appears where an i32 is needed, in the 64-bit size class; "" otherwise.
+  std::string index64Hint(DType got, DType want) const;
+  /// The type of dims, program_id(), num_programs() and arange(): i32, or i64
+  /// in the 64-bit size class (Specialization::index64).
+  DType indexType() const { return spec_.index64 ? DType::I64 : DType::I32; }
   std::optional<llvm::SmallVector<int64_t, 4>>
   broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b, SourceLoc loc);
   std::optional<int64_t> staticInt(Expr &e, const std::string &what);

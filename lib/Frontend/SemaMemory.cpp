@@ -41,7 +41,7 @@ bool tessera::sema::checkCoords(Checker &c, Expr &list, const Symbol &t, llvm::S
       c.error(x->start(), "a coordinate must be a scalar, got " + x->type.str());
       ok = false;
     } else {
-      ok &= c.coerce(*x, DType::I32, "a coordinate");
+      ok &= c.coerceIndex(*x, "a coordinate");
     }
   }
   return ok;
@@ -230,7 +230,7 @@ void Checker::checkElementAccess(Expr &e) {
   if (v.type.dtype != dt && !v.type.literal) {
     error(v.start(), "cannot store " + v.type.str() + " into the " + dtypeName(dt).str() +
                          " tensor '" + t->name + "'; convert it with .to(" + dtypeName(dt).str() +
-                         ")");
+                         ")" + index64Hint(v.type.dtype, dt));
     return;
   }
   if (!coerce(v, dt, "the stored value") || !fitsAccess(*this, v, *shape, "the stored value"))
@@ -321,7 +321,7 @@ void Checker::checkMemoryCall(Expr &e) {
   if (v.type.dtype != dt && !v.type.literal) {
     error(v.start(), "cannot store " + v.type.str() + " into the " + dtypeName(dt).str() +
                          " tensor '" + t->name + "'; convert it with .to(" + dtypeName(dt).str() +
-                         ")");
+                         ")" + index64Hint(v.type.dtype, dt));
     return;
   }
   if (!coerce(v, dt, "the stored value"))

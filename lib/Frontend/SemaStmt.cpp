@@ -106,10 +106,25 @@ void Checker::checkStmt(Stmt &s) {
       if (b->type.isError()) {
         ok = false;
       } else if (!b->type.isScalar()) {
-        error(b->start(), "a loop bound must be an i32 scalar, got " + b->type.str());
+        error(b->start(), "a loop bound must be an i32 or i64 scalar, got " + b->type.str());
         ok = false;
       } else {
-        ok &= coerce(*b, DType::I32, "a loop bound");
+        ok &= coerceIndex(*b, "a loop bound");
+      }
+    }
+    // The loop variable is i64 when a bound is (a dim of the 64-bit size class).
+    DType ivType = DType::I32;
+    for (Expr *b : {s.lo.get(), s.hi.get(), s.step.get()})
+      if (ok && b && b->type.dtype == DType::I64)
+        ivType = DType::I64;
+    for (Expr *b : {s.lo.get(), s.hi.get(), s.step.get()}) {
+      if (ivType != DType::I64 || !b || b->type.dtype == DType::I64)
+        continue;
+      if (b->type.literal || b->constant || spec_.index64) {
+        ok &= widenToI64(*b); // retypes a constant
+      } else {
+        error(b->start(), "a loop bound is i32 where another is i64; convert it with .to(i64)");
+        ok = false;
       }
     }
     if (ok && s.step && s.step->constant && *s.step->constant <= 0)
@@ -117,7 +132,7 @@ void Checker::checkStmt(Stmt &s) {
             "the step of range() must be positive, got " + std::to_string(*s.step->constant));
     scopes_.emplace_back();
     Symbol &iv = newSymbol(Symbol::LoopVar, s.name, s.nameLoc);
-    iv.type = ValueType::scalar(DType::I32);
+    iv.type = ValueType::scalar(ivType);
     if (isBuiltinFunction(s.name) || parseDType(s.name) || kernelScope_.count(s.name))
       error(s.nameLoc, "the loop variable '" + s.name + "' hides a built-in or kernel name");
     scopes_.back()[s.name] = &iv;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "lib/IRGen/IRGenImpl.h"
 
+#include "dialects/Tile/Knobs.h"
 #include "lib/Frontend/Parser.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -30,12 +31,13 @@ void tessera::registerTileIRDialects(DialectRegistry &registry) {
 
 void Emitter::emitDims(Block &block) {
   for (const Symbol *d : info_.dims) {
+    Type type = typeOf(d->type); // i32, or i64 in the 64-bit size class
     if (d->constant) {
-      values_[d] = arith::ConstantIntOp::create(b_, loc(d->loc), *d->constant, 32);
+      values_[d] = arith::ConstantIntOp::create(b_, loc(d->loc), type, *d->constant);
       continue;
     }
     Value tensor = block.getArgument(d->paramIndex);
-    values_[d] = tile::DimOp::create(b_, loc(d->loc), b_.getI32Type(), tensor, (int64_t)d->axis);
+    values_[d] = tile::DimOp::create(b_, loc(d->loc), type, tensor, (int64_t)d->axis);
   }
 }
 
@@ -77,6 +79,8 @@ LogicalResult Emitter::emit() {
   kernel->setAttr("tile.dims", b_.getDictionaryAttr(dimBindings));
   if (!specialized.empty())
     kernel->setAttr("tile.specialized_dims", b_.getDictionaryAttr(specialized));
+  if (info_.index64)
+    kernel->setAttr(tessera::kIndex64Attr, b_.getUnitAttr());
   if (info_.numSms) // part of the cache key: the code holds it
     kernel->setAttr("tile.num_sms", b_.getI64IntegerAttr(*info_.numSms));
 
@@ -158,7 +162,8 @@ void Emitter::emitStmt(const Stmt &s) {
 void Emitter::emitFor(const Stmt &s) {
   Location l = loc(s.loc);
   Value lo = emitExpr(*s.lo), hi = emitExpr(*s.hi);
-  Value step = s.step ? emitExpr(*s.step) : arith::ConstantIntOp::create(b_, l, 1, 32).getResult();
+  Value step =
+      s.step ? emitExpr(*s.step) : arith::ConstantIntOp::create(b_, l, lo.getType(), 1).getResult();
   SmallVector<const Symbol *> carried = carriedVars(s.body);
   SmallVector<Value> inits;
   for (const Symbol *v : carried)

@@ -246,11 +246,15 @@ SmallVector<Value> Emitter::blockIndices(ValueRange coords, ArrayRef<int64_t> sh
     out.push_back(broadcastTo(coords[d], shape, l));
   Type i32 = b_.getI32Type();
   for (size_t j = 0; j < k; ++j) {
+    // In the coordinate's type: i64 coordinates (64-bit size class) give i64 indices.
+    Value c = coords[r - k + j];
+    Type t = c.getType();
     Value origin = arith::MulIOp::create(
-        b_, l, coords[r - k + j], arith::ConstantOp::create(b_, l, b_.getI32IntegerAttr(shape[j])));
-    auto lineTy = RankedTensorType::get({shape[j]}, i32);
-    Value v = arith::AddIOp::create(b_, l, broadcastTo(origin, {shape[j]}, l),
-                                    tile::ArangeOp::create(b_, l, lineTy));
+        b_, l, c, arith::ConstantOp::create(b_, l, b_.getIntegerAttr(t, shape[j])));
+    Value line = tile::ArangeOp::create(b_, l, RankedTensorType::get({shape[j]}, i32));
+    if (t != i32)
+      line = arith::ExtSIOp::create(b_, l, RankedTensorType::get({shape[j]}, t), line);
+    Value v = arith::AddIOp::create(b_, l, broadcastTo(origin, {shape[j]}, l), line);
     out.push_back(alongAxis(v, shape, j, l));
   }
   return out;
@@ -333,12 +337,19 @@ Value Emitter::emitCall(const Expr &e) {
       cs.push_back(emitExpr(*c));
     return cs;
   };
+  // In the 64-bit size class these are i64: the i32 op, sign-extended.
+  auto widen = [&](Value v) -> Value {
+    Type t = typeOf(e.type);
+    return v.getType() == t ? v : arith::ExtSIOp::create(b_, l, t, v).getResult();
+  };
   if (fn == "program_id")
-    return tile::ProgramIdOp::create(b_, l, b_.getI32Type(), (int32_t)*e.args[0]->constant);
+    return widen(tile::ProgramIdOp::create(b_, l, b_.getI32Type(), (int32_t)*e.args[0]->constant));
   if (fn == "num_programs")
-    return tile::NumProgramsOp::create(b_, l, b_.getI32Type(), (int32_t)*e.args[0]->constant);
+    return widen(
+        tile::NumProgramsOp::create(b_, l, b_.getI32Type(), (int32_t)*e.args[0]->constant));
   if (fn == "arange")
-    return tile::ArangeOp::create(b_, l, cast<RankedTensorType>(typeOf(e.type)));
+    return widen(
+        tile::ArangeOp::create(b_, l, RankedTensorType::get(e.type.shape, b_.getI32Type())));
   if (fn == "zeros") {
     auto t = cast<RankedTensorType>(typeOf(e.type));
     Attribute zero = isFloat(e.type.dtype) ? (Attribute)b_.getFloatAttr(t.getElementType(), 0.0)

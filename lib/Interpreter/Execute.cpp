@@ -512,7 +512,7 @@ bool exec(const Body &body, Frame &f) {
       f.set(inst, scalarInt(EK::I32, f.grid[inst.a]));
       break;
     case Code::Dim:
-      f.set(inst, scalarInt(EK::I32, f.args[inst.a].shape[inst.b]));
+      f.set(inst, scalarInt(inst.ek, f.args[inst.a].shape[inst.b])); // i32 or i64
       break;
     case Code::Arange: {
       auto t = std::make_shared<Tile>(EK::I32, inst.shape);

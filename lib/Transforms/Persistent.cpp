@@ -73,6 +73,11 @@ struct TilePersistent : tile::impl::TilePersistentBase<TilePersistent> {
     Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
     Value n[2] = {args.lookupOrDefault(gridYield->getOperand(0)),
                   axes > 1 ? args.lookupOrDefault(gridYield->getOperand(1)) : one};
+    // An i64 grid (the 64-bit size class) fits in i32: the launcher checks the
+    // hardware's limits.
+    for (Value &v : n)
+      if (!v.getType().isInteger(32))
+        v = arith::TruncIOp::create(b, loc, i32, v);
     Value total = arith::MulIOp::create(b, loc, n[0], n[1]);
     Value first = ProgramIdOp::create(b, loc, i32, b.getI32IntegerAttr(0));
     Value stride = NumProgramsOp::create(b, loc, i32, b.getI32IntegerAttr(0));

@@ -165,6 +165,11 @@ bool mlir::tile::pipeline::useTma(scf::ForOp loop, SmallVector<Candidate> &cands
   for (Operation *p = loop->getParentOp(); p != kernel; p = p->getParentOp())
     if (isa<LoopLikeOpInterface>(p) && p != persistent.getOperation())
       return false; // the barriers are initialised once per program
+  // TMA coordinates are 32-bit: i64 ones (the 64-bit size class) take cp.async.
+  for (Candidate &c : cands)
+    if (c.load &&
+        llvm::any_of(c.load.getCoords(), [](Value v) { return !v.getType().isInteger(32); }))
+      return false;
   SmallVector<SmallVector<int64_t>> boxes(cands.size());
   SmallVector<unsigned> swizzles(cands.size());
   for (auto [i, c] : llvm::enumerate(cands))

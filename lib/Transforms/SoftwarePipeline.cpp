@@ -304,6 +304,10 @@ scf::ForOp persistentParent(scf::ForOp loop) {
 
 void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInfo &target,
               bool mayWarpSpecialize) {
+  // Ring slots and phases are counted in i32: a loop over i64 bounds (the
+  // 64-bit size class) stays as it is.
+  if (!loop.getInductionVar().getType().isInteger(32))
+    return;
   SmallVector<Candidate> cands;
   bool reads = writesNoGlobal(loop), gathers = false;
   for (Operation &op : *loop.getBody()) {

@@ -37,11 +37,17 @@ void Binding::finish() {
 }
 
 llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
-                                                    llvm::ArrayRef<Arg> args) {
+                                                    llvm::ArrayRef<Arg> args, bool index64) {
   if (args.size() != sig.params.size())
     return makeError("kernel '" + sig.name + "' takes " + llvm::Twine(sig.params.size()) +
                      " arguments, got " + llvm::Twine(args.size()));
   Binding b;
+  // The size class first: it decides how extents are packed.
+  b.index64 = index64;
+  for (const Arg &a : args)
+    if (const TensorArg *t = std::get_if<TensorArg>(&a))
+      for (int64_t e : t->shape)
+        b.index64 |= e > INT32_MAX;
   // Bind: check every argument, gather the dims, decide the alignment variant.
   std::map<std::string, std::string> dimSource;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -64,9 +70,9 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
                          "' must be contiguous along its last axis (stride 1)");
       for (size_t d = 0; d < r; ++d) {
         int64_t e = t->shape[d];
-        if (e < 0 || e > INT32_MAX)
+        if (e < 0)
           return makeError("argument '" + p.name + "' has extent " + llvm::Twine(e) + " on axis " +
-                           llvm::Twine(d) + "; extents must be in [0, 2^31)");
+                           llvm::Twine(d) + "; extents must not be negative");
         if (p.dims[d].empty()) {
           if (e != p.literal[d])
             return makeError("argument '" + p.name + "' must have extent " +
@@ -92,8 +98,12 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
           b.aligned = false;
       b.dataSlot.push_back((int32_t)b.slots.size());
       b.push<uint64_t>(t->data);
-      for (size_t d = 0; d < r; ++d)
-        b.push<int32_t>((int32_t)t->shape[d]);
+      for (size_t d = 0; d < r; ++d) {
+        if (b.index64)
+          b.push<int64_t>(t->shape[d]);
+        else
+          b.push<int32_t>((int32_t)t->shape[d]);
+      }
       for (size_t d = 0; d + 1 < r; ++d)
         b.push<int64_t>(strides[d]);
       continue;

@@ -44,6 +44,9 @@ std::vector<int64_t> stridesOf(const TensorArg &t);
 struct Binding {
   std::map<std::string, int64_t> dims; // named dims and integer scalars
   bool aligned = true;
+  /// The 64-bit size class (an extent of 2^31 or more, or asked for): extents
+  /// are packed as 64-bit values (docs/kernel-abi.md).
+  bool index64 = false;
   std::vector<uint64_t> slots;   // one 8-byte slot per PTX parameter
   std::vector<void *> pointers;  // into `slots`, for cuLaunchKernel
   std::vector<int32_t> dataSlot; // per argument: the slot of its data pointer (-1: scalar)
@@ -57,8 +60,10 @@ struct Binding {
 };
 
 /// Checks `args` against `sig` (count, kinds, dtypes, ranks, strides, dims
-/// that must agree, null pointers, overlaps) and packs the parameters.
-llvm::Expected<Binding> bindArguments(const KernelSignature &sig, llvm::ArrayRef<Arg> args);
+/// that must agree, null pointers, overlaps) and packs the parameters, for the
+/// 64-bit size class when an extent needs it or `index64` asks for it.
+llvm::Expected<Binding> bindArguments(const KernelSignature &sig, llvm::ArrayRef<Arg> args,
+                                      bool index64 = false);
 
 /// The bytes `t` spans from its data pointer: [first, first + size); size 0
 /// for an empty tensor.

@@ -349,6 +349,7 @@ specialize(const Program &program, const KernelSignature &sig, const CompileRequ
   fo.spec.dims = req.dims;
   if (req.numSms > 0)
     fo.spec.numSms = req.numSms;
+  fo.spec.index64 = req.index64;
 
   mlir::OwningOpRef<mlir::ModuleOp> module = buildTileModule(program.file(), fo, ctx, diags);
   if (!module)
@@ -468,7 +469,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
       attrText(kernel->getAttr("tile.num_sms")) + "\naligned " + (req.aligned ? "1" : "0") +
       "\narch " + req.arch + "\nO" + std::to_string(req.optLevel) + "\ndriver " +
       std::to_string(req.driverVersion) + "\nbuild " + TESSERA_BUILD_ID +
-      (req.debug ? "\ndebug" : "");
+      (req.debug ? "\ndebug" : "") + (req.index64 ? "\nindex64" : "");
   for (const ScheduleOption &o : kScheduleOptions)
     keyText += std::string("\n") + o.name + " " + attrText(kernel->getAttr(o.attr));
   out.key = sha256Hex(keyText).substr(0, 40);

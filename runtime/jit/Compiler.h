@@ -101,6 +101,11 @@ struct CompileRequest {
   /// Compile assert()s in (docs/kernel-abi.md, "Asserts"); otherwise they are
   /// dropped. Debug kernels are not kept in the disk cache.
   bool debug = false;
+  /// The 64-bit size class (docs/kernel-abi.md): extents are passed as 64-bit
+  /// values and dims, program_id(), num_programs() and arange() are i64. What a
+  /// tensor with an extent of 2^31 or more needs; other kernels keep 32-bit
+  /// index arithmetic.
+  bool index64 = false;
 };
 
 /// One assert() of a debug kernel: its id in the kernel's assert state is its

@@ -29,7 +29,7 @@ llvm::Expected<InterpretInfo> tessera::jit::interpret(const Program &program,
       iargs.push_back(interp::Arg::of(v));
     }
   }
-  auto binding = bindArguments(*sig, bindArgs);
+  auto binding = bindArguments(*sig, bindArgs, opts.index64);
   if (!binding)
     return binding.takeError();
   CompileRequest req;
@@ -37,6 +37,7 @@ llvm::Expected<InterpretInfo> tessera::jit::interpret(const Program &program,
   req.params = opts.params;
   req.dims = binding->dims;
   req.numSms = opts.numSms;
+  req.index64 = binding->index64;
   // One compiler (and MLIR context) for every interpretation in the process.
   static Compiler compiler;
   auto grid = compiler.interpret(program, req, iargs, opts.threads, opts.out, opts.padExtents);

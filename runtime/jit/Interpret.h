@@ -29,6 +29,7 @@ struct InterpretOptions {
   llvm::raw_ostream *out = nullptr;      // print() output; null: stdout
   bool padExtents = false;               // run the program as code generation pads it
   int64_t numSms = 0;                    // what num_sms() is; 0: unknown (an error if used)
+  bool index64 = false; // the 64-bit size class even for small tensors (Compiler.h)
 };
 
 struct InterpretInfo {

@@ -49,6 +49,7 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &o
   rt->gpuName_ = *name;
   const char *debug = getenv("TESSERA_DEBUG");
   rt->debug_ = opts.debug || (debug && *debug && std::string(debug) != "0");
+  rt->index64_ = opts.index64;
   auto sms = rt->ctx_.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   if (!sms)
     return sms.takeError();
@@ -171,7 +172,7 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   if (!sigOr)
     return sigOr.takeError();
   const KernelSignature &sig = *sigOr;
-  auto bound = bindArguments(sig, args);
+  auto bound = bindArguments(sig, args, index64_);
   if (!bound)
     return bound.takeError();
   if (llvm::Error e = checkPointers(sig, args, nullptr))
@@ -368,6 +369,7 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
     req.optLevel = optLevel_;
     req.numSms = multiprocessors_;
     req.debug = debug_;
+    req.index64 = bound.index64;
     if (auto d = cuda::driver())
       req.driverVersion = d->version;
     else

@@ -89,6 +89,10 @@ struct RuntimeOptions {
   /// location, program ids, message); the context stays usable. Also
   /// $TESSERA_DEBUG=1. Off: asserts are dropped and launches stay async.
   bool debug = false;
+  /// Compile every kernel in the 64-bit size class (CompileRequest::index64),
+  /// which launches with an extent of 2^31 or more get anyway: for testing that
+  /// code on small tensors.
+  bool index64 = false;
 };
 
 /// The driver's JIT output (a cubin, cuLink) for `ck`: from `cache`, where it
@@ -206,6 +210,7 @@ private:
   Compiler compiler_;
   unsigned optLevel_;
   bool debug_ = false;
+  bool index64_ = false;                                            // RuntimeOptions::index64
   std::unordered_map<std::string, std::unique_ptr<Loaded>> loaded_; // by content key
   std::unordered_map<std::string, Prepared> prepared_;              // by launch signature
   /// The last launch, for a repeat launch of the same kernel and options on

@@ -272,6 +272,57 @@ void argReductions(std::vector<ProgramCase> &out, std::mt19937 &rng) {
 
 } // namespace
 
+// test/programs/huge.tile at small sizes (the GPU tests run it at 2^31 and more).
+static void hugeKernels(std::vector<ProgramCase> &out, std::mt19937 &rng) {
+  int64_t n = 5000, blocks = (n + 1023) / 1024;
+  {
+    ProgramCase c{"huge_scale_n5000", P("test/programs/huge.tile"), "scale"};
+    c.args = {in("x", rnd(rng, DType::F32, {n})), output("y", DType::F32, {n})};
+    c.check = [n](const std::vector<CaseArg> &a) {
+      std::vector<double> want(n);
+      for (int64_t i = 0; i < n; ++i)
+        want[i] = (double)(float)(a[0].t.v[i] * 2.0f) + 1.0;
+      return closeTo("y", a[1].t, want, 1e-6, 1e-6);
+    };
+    out.push_back(std::move(c));
+  }
+  {
+    ProgramCase c{"huge_block_sums_n5000", P("test/programs/huge.tile"), "block_sums"};
+    c.args = {in("x", rnd(rng, DType::F32, {n})), output("s", DType::F32, {blocks})};
+    c.check = [n, blocks](const std::vector<CaseArg> &a) {
+      std::vector<double> want(blocks, 0.0);
+      for (int64_t i = 0; i < n; ++i)
+        want[i / 1024] += a[0].t.v[i];
+      return closeTo("s", a[1].t, want, 1e-4, 1e-5);
+    };
+    out.push_back(std::move(c));
+  }
+  {
+    ProgramCase c{"huge_reverse_n5000", P("test/programs/huge.tile"), "reverse"};
+    c.args = {in("x", rnd(rng, DType::F32, {n})), output("z", DType::F32, {n})};
+    c.check = [n](const std::vector<CaseArg> &a) {
+      std::vector<double> want(n);
+      for (int64_t i = 0; i < n; ++i)
+        want[i] = a[0].t.v[n - 1 - i];
+      return closeTo("z", a[1].t, want, 0, 0);
+    };
+    out.push_back(std::move(c));
+  }
+  {
+    int64_t m = 100, k = 700;
+    ProgramCase c{"huge_row_sums_m100_k700", P("test/programs/huge.tile"), "row_sums"};
+    c.args = {in("a", rnd(rng, DType::BF16, {m, k})), output("s", DType::F32, {m})};
+    c.check = [m, k](const std::vector<CaseArg> &a) {
+      std::vector<double> want(m, 0.0);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < k; ++j)
+          want[i] += a[0].t.v[i * k + j];
+      return closeTo("s", a[1].t, want, 1e-4, 1e-5);
+    };
+    out.push_back(std::move(c));
+  }
+}
+
 std::vector<ProgramCase> tessera::testutil::testProgramCases() {
   std::vector<ProgramCase> out;
   std::mt19937 rng(90210);
@@ -290,5 +341,7 @@ std::vector<ProgramCase> tessera::testutil::testProgramCases() {
   addScanCases(out, scanRng);
   std::mt19937 reshapeRng(1618);
   addReshapeCases(out, reshapeRng);
+  std::mt19937 hugeRng(2147);
+  hugeKernels(out, hugeRng);
   return out;
 }

@@ -13,41 +13,51 @@
 
 #include "runtime/jit/Interpret.h"
 
+#include <set>
+
 using namespace tessera;
 using namespace tessera::gputest;
 using namespace tessera::testutil;
 
 namespace {
 
-class Programs : public Gpu, public ::testing::WithParamInterface<ProgramCase> {};
+class Programs : public Gpu, public ::testing::WithParamInterface<ProgramCase> {
+protected:
+  /// Runs `c` on `rt` with its outputs poisoned; `gpu` gets the arguments back.
+  static void runOn(jit::Runtime &rt, const ProgramCase &c, std::vector<CaseArg> &gpu) {
+    auto prog = program(c.file);
+    ASSERT_TRUE(prog);
+    std::vector<DeviceTensor> dev(c.args.size());
+    std::vector<jit::Arg> args;
+    for (auto [i, a] : llvm::enumerate(c.args)) {
+      if (a.role == Role::Scalar) {
+        args.push_back(jit::ScalarArg::of(a.scalar));
+        continue;
+      }
+      dev[i] = a.role == Role::Out ? poison(a.t.dtype, a.t.shape) : up(a.t);
+      args.push_back(dev[i].arg());
+    }
+    jit::LaunchOptions lo;
+    lo.params = c.params;
+    auto info = rt.launch(*prog, c.kernel, args, lo);
+    ASSERT_TRUE((bool)info) << llvm::toString(info.takeError());
+    ASSERT_FALSE((bool)cuda::check(cuda::driver()->cuCtxSynchronize(), "cuCtxSynchronize"));
+    gpu = c.args;
+    for (auto [i, a] : llvm::enumerate(gpu))
+      if (a.role != Role::Scalar) {
+        auto h = dev[i].download();
+        ASSERT_TRUE((bool)h) << llvm::toString(h.takeError());
+        a.t = std::move(*h);
+      }
+  }
+};
 
 TEST_P(Programs, MatchTheReferenceAndTheInterpreter) {
   ProgramCase c = GetParam();
-  auto prog = program(c.file);
-  ASSERT_TRUE(prog);
-  std::vector<DeviceTensor> dev(c.args.size());
-  std::vector<jit::Arg> args;
-  for (auto [i, a] : llvm::enumerate(c.args)) {
-    if (a.role == Role::Scalar) {
-      args.push_back(jit::ScalarArg::of(a.scalar));
-      continue;
-    }
-    dev[i] = a.role == Role::Out ? poison(a.t.dtype, a.t.shape) : up(a.t);
-    args.push_back(dev[i].arg());
-  }
-  jit::LaunchOptions lo;
-  lo.params = c.params;
-  auto info = runtime->launch(*prog, c.kernel, args, lo);
-  ASSERT_TRUE((bool)info) << llvm::toString(info.takeError());
-  ASSERT_FALSE((bool)cuda::check(cuda::driver()->cuCtxSynchronize(), "cuCtxSynchronize"));
-  std::vector<CaseArg> gpu = c.args;
-  for (auto [i, a] : llvm::enumerate(gpu))
-    if (a.role != Role::Scalar) {
-      auto h = dev[i].download();
-      ASSERT_TRUE((bool)h) << llvm::toString(h.takeError());
-      a.t = std::move(*h);
-    }
+  std::vector<CaseArg> gpu;
+  ASSERT_NO_FATAL_FAILURE(runOn(*runtime, c, gpu));
   EXPECT_EQ(c.check(gpu), "") << "GPU against the reference";
+  auto prog = program(c.file);
 
   // The interpreter on the same inputs.
   std::vector<std::vector<char>> bytes(c.args.size());
@@ -95,6 +105,43 @@ TEST_P(Programs, MatchTheReferenceAndTheInterpreter) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, Programs, ::testing::ValuesIn(programCases()),
+                         [](const auto &i) { return i.param.name; });
+
+// The 64-bit size class's code (i64 dims, program ids and aranges, 64-bit
+// extents: what launches with an extent of 2^31 or more get) on small tensors,
+// one case per kernel, against the reference. The kernels that store an index
+// into an i32 tensor need a .to(i32) in that class (InterpreterTest.cpp).
+class Index64Programs : public Programs {};
+
+TEST_P(Index64Programs, MatchTheReference) {
+  static std::unique_ptr<jit::Runtime> rt = [] {
+    jit::RuntimeOptions ro;
+    ro.index64 = true;
+    if (const char *arch = getenv("TESSERA_GPU_TEST_ARCH"))
+      ro.arch = arch;
+    ro.tuningDB = "off";
+    auto r = jit::Runtime::create(ro);
+    EXPECT_TRUE((bool)r) << (r ? "" : llvm::toString(r.takeError()));
+    return r ? std::move(*r) : nullptr;
+  }();
+  ASSERT_TRUE(rt);
+  ProgramCase c = GetParam();
+  std::vector<CaseArg> gpu;
+  ASSERT_NO_FATAL_FAILURE(runOn(*rt, c, gpu));
+  EXPECT_EQ(c.check(gpu), "") << "GPU (64-bit size class) against the reference";
+}
+
+std::vector<ProgramCase> index64Cases() {
+  std::vector<ProgramCase> out;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (ProgramCase &c : programCases())
+    if (c.file != "test/programs/atomics.tile" && c.file != "test/programs/index_math.tile" &&
+        c.file != "test/programs/nearest_centroid.tile" && seen.insert({c.file, c.kernel}).second)
+      out.push_back(std::move(c));
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Index64Programs, ::testing::ValuesIn(index64Cases()),
                          [](const auto &i) { return i.param.name; });
 
 } // namespace

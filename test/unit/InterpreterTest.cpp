@@ -27,7 +27,8 @@ namespace {
 std::string src(const std::string &rel) { return std::string(TESSERA_SOURCE_DIR) + "/" + rel; }
 
 /// Runs a case in the interpreter; the arguments come back with the results.
-std::string interpretCase(ProgramCase &c, double *ms = nullptr, bool padExtents = false) {
+std::string interpretCase(ProgramCase &c, double *ms = nullptr, bool padExtents = false,
+                          bool index64 = false) {
   auto prog = jit::Program::fromFile(src(c.file));
   if (!prog)
     return llvm::toString(prog.takeError());
@@ -46,6 +47,7 @@ std::string interpretCase(ProgramCase &c, double *ms = nullptr, bool padExtents 
   jit::InterpretOptions o;
   o.params = c.params;
   o.padExtents = padExtents;
+  o.index64 = index64;
   o.numSms = 6; // num_sms() in the interpreter: few, so that grid-stride loops loop
   auto info = jit::interpret(**prog, c.kernel, args, o);
   if (!info)
@@ -67,6 +69,29 @@ TEST_P(Interpret, MatchesTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, Interpret, ::testing::ValuesIn(programCases()),
+                         [](const auto &i) { return i.param.name; });
+
+// The same programs in the 64-bit size class (i64 dims, program ids and
+// aranges; 64-bit extents), which launches with an extent of 2^31 or more
+// get: the results may not change. Programs that store an index into an i32
+// tensor need a `.to(i32)` there, and say so.
+class Index64 : public ::testing::TestWithParam<ProgramCase> {};
+
+TEST_P(Index64, MatchesTheReference) {
+  ProgramCase c = GetParam();
+  static const std::set<std::string> storesIndices = {"test/programs/atomics.tile",
+                                                      "test/programs/index_math.tile",
+                                                      "test/programs/nearest_centroid.tile"};
+  std::string err = interpretCase(c, nullptr, /*padExtents=*/false, /*index64=*/true);
+  if (storesIndices.count(c.file) && !err.empty()) {
+    EXPECT_NE(err.find("extent of 2^31 or more, where dims"), std::string::npos) << err;
+    return;
+  }
+  ASSERT_EQ(err, "");
+  EXPECT_EQ(c.check(c.args), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, Index64, ::testing::ValuesIn(programCases()),
                          [](const auto &i) { return i.param.name; });
 
 // The same programs as code generation pads them (tile-pad-extents): the

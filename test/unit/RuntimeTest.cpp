@@ -307,6 +307,31 @@ TEST_F(Bind, PacksTheAbi) {
   EXPECT_EQ(b->pointers.size(), b->slots.size());
 }
 
+TEST_F(Bind, PacksExtentsOf2To31OrMoreAs64Bits) {
+  // An extent of 2^31 or more selects the 64-bit size class: every extent
+  // takes a 64-bit value; smaller launches keep 32-bit extents unless asked.
+  auto args = good();
+  std::get<TensorArg>(args[0]).shape = {(int64_t{1} << 31) + 1000, 32};
+  std::get<TensorArg>(args[1]).data = 0x1000000000000; // past a's 137 GB
+  auto b = bindArguments(prog->kernels()[0], args);
+  ASSERT_TRUE((bool)b) << llvm::toString(b.takeError());
+  EXPECT_TRUE(b->index64);
+  EXPECT_EQ(b->slots.size(), 4u + 4u + 3u);
+  EXPECT_EQ((int64_t)b->slots[1], (int64_t{1} << 31) + 1000);
+  EXPECT_EQ((int64_t)b->slots[5], 32); // b's extents are 64-bit too
+  EXPECT_EQ(b->dims.at("M"), (int64_t{1} << 31) + 1000);
+  auto small = bindArguments(prog->kernels()[0], good());
+  ASSERT_TRUE((bool)small);
+  EXPECT_FALSE(small->index64);
+  EXPECT_EQ(small->slots[1], 100u); // 32 bits: nothing above them
+  auto asked = bindArguments(prog->kernels()[0], good(), /*index64=*/true);
+  ASSERT_TRUE((bool)asked);
+  EXPECT_TRUE(asked->index64);
+  EXPECT_EQ((int64_t)asked->slots[1], 100);
+  std::get<TensorArg>(args[0]).shape = {-1, 32};
+  EXPECT_NE(error(args).find("extents must not be negative"), std::string::npos) << error(args);
+}
+
 TEST_F(Bind, RejectsMismatches) {
   auto args = good();
   std::get<TensorArg>(args[1]).shape = {33, 64};

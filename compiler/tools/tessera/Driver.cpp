@@ -237,6 +237,7 @@ int tessera::runCompile(const CompileOptions &options) {
     return 1;
   if (opts.sms > 0)
     spec.numSms = opts.sms;
+  spec.index64 = opts.index64;
   auto buf = llvm::MemoryBuffer::getFile(opts.input, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   if (!buf) {

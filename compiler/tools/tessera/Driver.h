@@ -61,6 +61,9 @@ struct CompileOptions {
   int64_t sms = 0;
   /// Compile assert()s in (--emit gpu|llvm|ptx|cubin); otherwise they are dropped.
   bool debug = false;
+  /// The 64-bit size class (64-bit extents in the ABI; i64 dims, program ids
+  /// and aranges): what launches with an extent of 2^31 or more use.
+  bool index64 = false;
 };
 
 int runCompile(const CompileOptions &opts);
@@ -73,9 +76,10 @@ struct RunOptions {
   std::vector<std::string> params;  // NAME=V: tune overrides
   std::vector<std::string> outs;    // NAME=PATH.npy: tensors written back
   bool interpret = false;
-  std::string arch;   // compile for this architecture instead of the GPU's
-  int64_t sms = 0;    // --interpret: what num_sms() is; 0: unknown
-  bool debug = false; // GPU: compile assert()s in and report the first failure
+  std::string arch;     // compile for this architecture instead of the GPU's
+  int64_t sms = 0;      // --interpret: what num_sms() is; 0: unknown
+  bool debug = false;   // GPU: compile assert()s in and report the first failure
+  bool index64 = false; // the 64-bit size class even for small tensors
 };
 
 /// `tessera run`: 0 on success, 1 for a bad program or arguments, 2 when the

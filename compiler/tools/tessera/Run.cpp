@@ -145,6 +145,7 @@ int tessera::runRun(const RunOptions &opts) {
     jit::InterpretOptions io;
     io.params = params;
     io.numSms = opts.sms;
+    io.index64 = opts.index64;
     auto info = jit::interpret(**program, sig->name, hostArgs, io);
     if (!info)
       return report(info.takeError());
@@ -153,6 +154,7 @@ int tessera::runRun(const RunOptions &opts) {
   jit::RuntimeOptions ro;
   ro.arch = opts.arch;
   ro.debug = opts.debug;
+  ro.index64 = opts.index64;
   auto rt = jit::Runtime::create(ro);
   if (!rt)
     return report(rt.takeError());

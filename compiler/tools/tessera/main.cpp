@@ -51,6 +51,9 @@ int main(int argc, char **argv) {
   c->add_flag("--debug", compile.debug,
               "compile assert()s in (a failed one is reported by the runtime); without it they "
               "are dropped from GPU code");
+  c->add_flag("--index64", compile.index64,
+              "compile for the 64-bit size class (what a launch with an extent of 2^31 or more "
+              "uses): 64-bit extents, and i64 dims, program_id(), num_programs() and arange()");
   c->add_option("-O", compile.optLevel,
                 "LLVM optimization level for ptx and cubin (ptxas optimizes again)")
       ->check(CLI::Range(0u, 3u))
@@ -76,6 +79,9 @@ int main(int argc, char **argv) {
   r->add_flag("--debug", run.debug,
               "on the GPU, compile assert()s in and fail with the first one that fails (the "
               "interpreter always checks them)");
+  r->add_flag("--index64", run.index64,
+              "run the 64-bit size class of the kernel even when no extent needs it (2^31 or "
+              "more)");
   r->add_option("--arch", run.arch,
                 "compile for this architecture instead of the GPU's (it must run there: "
                 "sm_80 code runs on an sm_90a GPU)");

@@ -38,9 +38,10 @@ tessera::conversion::elementAccess(ConversionPatternRewriter &rw, Operation *op,
   Type i64 = rw.getI64Type();
   Value base = LLVM::ExtractValueOp::create(rw, loc, desc, 0);
   SmallVector<Value> extent, stride;
-  for (unsigned d = 0; d < r; ++d)
-    extent.push_back(
-        LLVM::ZExtOp::create(rw, loc, i64, LLVM::ExtractValueOp::create(rw, loc, desc, 1 + d)));
+  for (unsigned d = 0; d < r; ++d) {
+    Value e = LLVM::ExtractValueOp::create(rw, loc, desc, 1 + d); // i64 in the 64-bit size class
+    extent.push_back(e.getType() == i64 ? e : LLVM::ZExtOp::create(rw, loc, i64, e).getResult());
+  }
   for (unsigned d = 0; d + 1 < r; ++d)
     stride.push_back(LLVM::ExtractValueOp::create(rw, loc, desc, 1 + r + d));
   SmallVector<SmallVector<Value>> idx;

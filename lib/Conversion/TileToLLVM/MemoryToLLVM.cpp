@@ -50,8 +50,22 @@ tessera::conversion::computeGlobalAccess(ConversionPatternRewriter &rw, Operatio
   for (unsigned d = 0; d + 1 < r; ++d)
     stride.push_back(LLVM::ExtractValueOp::create(rw, loc, desc, 1 + r + d));
   Type i64 = rw.getI64Type();
+  // Coordinates are compared and multiplied in i32 unless an extent or a
+  // coordinate is i64 (the 64-bit size class).
+  Type idx = rw.getI32Type();
+  auto wide = [](Value v) { return v.getType().isInteger(64); };
+  if (llvm::any_of(extent, wide) || llvm::any_of(coords, wide))
+    idx = i64;
+  auto idxConst = [&](int64_t v) {
+    return LLVM::ConstantOp::create(rw, loc, idx, rw.getIntegerAttr(idx, v)).getResult();
+  };
+  for (Value &e : extent)
+    e = sextTo(rw, loc, e, idx);
+  SmallVector<Value> coord;
+  for (Value c : coords)
+    coord.push_back(sextTo(rw, loc, c, idx));
   auto inBounds = [&](Value t, unsigned d) {
-    Value ge = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::sge, t, i32Const(rw, loc, 0));
+    Value ge = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::sge, t, idxConst(0));
     Value lt = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::slt, t, extent[d]);
     return LLVM::AndOp::create(rw, loc, ge, lt).getResult();
   };
@@ -59,9 +73,9 @@ tessera::conversion::computeGlobalAccess(ConversionPatternRewriter &rw, Operatio
   Value leadOffset = i64Const(rw, loc, 0);
   Value leadMask = LLVM::ConstantOp::create(rw, loc, rw.getI1Type(), 1);
   for (unsigned d = 0; d + k < r; ++d) {
-    Value t = coords[d];
+    Value t = coord[d];
     leadMask = LLVM::AndOp::create(rw, loc, leadMask, inBounds(t, d));
-    Value term = LLVM::SExtOp::create(rw, loc, i64, t);
+    Value term = sextTo(rw, loc, t, i64);
     if (d + 1 < r)
       term = LLVM::MulOp::create(rw, loc, term, stride[d]);
     leadOffset = LLVM::AddOp::create(rw, loc, leadOffset, term);
@@ -93,18 +107,18 @@ tessera::conversion::computeGlobalAccess(ConversionPatternRewriter &rw, Operatio
   SmallVector<int64_t> block(extents.empty() ? tileTy.getShape() : extents);
   SmallVector<Value> origin;
   for (unsigned j = 0; j < k; ++j)
-    origin.push_back(LLVM::MulOp::create(rw, loc, coords[r - k + j], i32Const(rw, loc, block[j])));
+    origin.push_back(LLVM::MulOp::create(rw, loc, coord[r - k + j], idxConst(block[j])));
   for (auto &c : elemCoords) {
     Value offset = leadOffset, mask = leadMask;
     for (unsigned j = 0; j < k; ++j) {
       unsigned d = r - k + j;
-      Value t = LLVM::AddOp::create(rw, loc, origin[j], c[j]);
+      Value t = LLVM::AddOp::create(rw, loc, origin[j], sextTo(rw, loc, c[j], idx));
       mask = LLVM::AndOp::create(rw, loc, mask, inBounds(t, d));
       if (block[j] < tileTy.getShape()[j])
         mask = LLVM::AndOp::create(rw, loc, mask,
                                    LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::slt, c[j],
                                                         i32Const(rw, loc, block[j])));
-      Value term = LLVM::SExtOp::create(rw, loc, i64, t);
+      Value term = sextTo(rw, loc, t, i64);
       if (d + 1 < r)
         term = LLVM::MulOp::create(rw, loc, term, stride[d]);
       offset = LLVM::AddOp::create(rw, loc, offset, term);

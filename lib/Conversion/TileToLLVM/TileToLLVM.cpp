@@ -5,7 +5,8 @@
 // ops to LLVM structs of per-thread elements (scf loops and ifs carry the
 // structs), then the remaining scalar arith/math/scf to LLVM and NVVM.
 //
-// ABI: for a tensor of rank r: the base pointer (global), r extents (i32), r-1
+// ABI: for a tensor of rank r: the base pointer (global), r extents (i32; i64 in
+// kernels of the 64-bit size class, `tile.index64`), r-1
 // strides in elements (i64; the last axis has stride 1); a scalar: its value (a
 // bool as i8); then one 128-byte byval `nvvm.grid_constant` pointer per entry of
 // the kernel's `tile.tensor_maps` (TMA), after the split-K workspace and
@@ -13,6 +14,7 @@
 // 32 * num_warps.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/Tile/Knobs.h"
 #include "lib/Analysis/AxisInfo.h"
 #include "lib/Conversion/Passes.h"
 #include "lib/Conversion/TileToLLVM/Patterns.h"
@@ -40,7 +42,8 @@ constexpr unsigned kTensorMapBytes = 128; // sizeof(CUtensorMap)
 
 /// Replaces `kernel` by an llvm.func with the flattened ABI; the body moves over
 /// and sees its old argument types through unrealized casts.
-LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::TargetInfo &target) {
+LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::TargetInfo &target,
+                               bool index64) {
   MLIRContext *ctx = kernel.getContext();
   OpBuilder b(kernel);
   Location loc = kernel.getLoc();
@@ -48,7 +51,7 @@ LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::Tar
   for (Type t : kernel.getArgumentTypes()) {
     if (auto tensor = dyn_cast<tile::GlobalTensorType>(t)) {
       abi.push_back(LLVM::LLVMPointerType::get(ctx, 1));
-      abi.append(tensor.getRank(), b.getI32Type());
+      abi.append(tensor.getRank(), index64 ? b.getI64Type() : b.getI32Type());
       abi.append(tensor.getRank() - 1, b.getI64Type());
     } else {
       abi.push_back(t.isInteger(1) ? b.getI8Type() : t);
@@ -117,7 +120,7 @@ LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::Tar
     Value repl;
     if (auto tensor = dyn_cast<tile::GlobalTensorType>(old.getType())) {
       unsigned fields = 2 * tensor.getRank();
-      auto descTy = TileTypeConverter::descriptorType(ctx, tensor.getRank());
+      auto descTy = TileTypeConverter::descriptorType(ctx, tensor.getRank(), index64);
       Value desc = pack(b, loc, descTy, ArrayRef<Value>(fresh).slice(next, fields));
       next += fields;
       repl = UnrealizedConversionCastOp::create(b, loc, tensor, desc).getResult(0);
@@ -197,11 +200,14 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
       if (failed(applyPatternsGreedily(module, std::move(expand))))
         return signalPassFailure();
     }
+    // The 64-bit size class holds for the whole module: its descriptors have i64 extents.
+    bool index64 = llvm::any_of(module.getOps<tile::KernelOp>(),
+                                [](tile::KernelOp k) { return k->hasAttr(tessera::kIndex64Attr); });
     for (auto kernel : llvm::make_early_inc_range(module.getOps<tile::KernelOp>()))
-      if (failed(rewriteSignature(kernel, *target)))
+      if (failed(rewriteSignature(kernel, *target, index64)))
         return signalPassFailure();
 
-    TileTypeConverter tc(ctx);
+    TileTypeConverter tc(ctx, index64);
     // Phase 1: tiles and tile ops to structs of per-thread elements.
     {
       RewritePatternSet patterns(ctx);
@@ -303,7 +309,14 @@ struct DimLowering : ConvertOpToLLVMPattern<tile::DimOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(tile::DimOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
-    rw.replaceOpWithNewOp<LLVM::ExtractValueOp>(op, adaptor.getTensor(), 1 + op.getAxis());
+    Value extent =
+        LLVM::ExtractValueOp::create(rw, op.getLoc(), adaptor.getTensor(), 1 + op.getAxis());
+    // An i32 dim of an i64 descriptor (hand-written IR) takes the low bits.
+    if (extent.getType() != op.getType())
+      extent = op.getType().getIntOrFloatBitWidth() > 32
+                   ? sextTo(rw, op.getLoc(), extent, op.getType())
+                   : LLVM::TruncOp::create(rw, op.getLoc(), op.getType(), extent).getResult();
+    rw.replaceOp(op, extent);
     return success();
   }
 };

@@ -13,7 +13,7 @@
 using namespace mlir;
 using namespace tessera::conversion;
 
-TileTypeConverter::TileTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) {
+TileTypeConverter::TileTypeConverter(MLIRContext *ctx, bool index64) : LLVMTypeConverter(ctx) {
   addConversion([this](RankedTensorType t) -> std::optional<Type> {
     FailureOr<size_t> n = elemsPerThread(t);
     if (failed(n))
@@ -22,17 +22,19 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) 
     SmallVector<Type> fields(*n, elt);
     return LLVM::LLVMStructType::getLiteral(t.getContext(), fields);
   });
-  addConversion(
-      [](tile::GlobalTensorType t) -> Type { return descriptorType(t.getContext(), t.getRank()); });
+  addConversion([index64](tile::GlobalTensorType t) -> Type {
+    return descriptorType(t.getContext(), t.getRank(), index64);
+  });
   addConversion(
       [](tile::MemDescType t) -> Type { return LLVM::LLVMPointerType::get(t.getContext(), 3); });
   addConversion(
       [](tile::MBarrierType t) -> Type { return LLVM::LLVMPointerType::get(t.getContext(), 3); });
 }
 
-LLVM::LLVMStructType TileTypeConverter::descriptorType(MLIRContext *ctx, unsigned rank) {
+LLVM::LLVMStructType TileTypeConverter::descriptorType(MLIRContext *ctx, unsigned rank,
+                                                       bool index64) {
   SmallVector<Type> fields = {LLVM::LLVMPointerType::get(ctx, 1)};
-  fields.append(rank, IntegerType::get(ctx, 32));
+  fields.append(rank, IntegerType::get(ctx, index64 ? 64 : 32));
   fields.append(rank - 1, IntegerType::get(ctx, 64));
   return LLVM::LLVMStructType::getLiteral(ctx, fields);
 }
@@ -72,6 +74,12 @@ Value tessera::conversion::zeroOf(OpBuilder &b, Location loc, Type t) {
 Value tessera::conversion::i32Const(OpBuilder &b, Location loc, int64_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
 }
+Value tessera::conversion::sextTo(OpBuilder &b, Location loc, Value v, Type t) {
+  if (v.getType() == t)
+    return v;
+  return LLVM::SExtOp::create(b, loc, t, v);
+}
+
 Value tessera::conversion::i64Const(OpBuilder &b, Location loc, int64_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
 }

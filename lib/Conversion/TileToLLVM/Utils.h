@@ -25,10 +25,16 @@ constexpr const char *kSharedMemoryName = "tessera_smem";
 /// Converts tiles to structs, global tensors to descriptors, and keeps scalars.
 class TileTypeConverter : public mlir::LLVMTypeConverter {
 public:
-  explicit TileTypeConverter(mlir::MLIRContext *ctx);
-  /// The descriptor of a rank-r global tensor: {ptr<1>, i32 x r extents, i64 x r-1 strides}.
-  static mlir::LLVM::LLVMStructType descriptorType(mlir::MLIRContext *ctx, unsigned rank);
+  /// `index64`: kernels of the 64-bit size class, whose extents are i64.
+  TileTypeConverter(mlir::MLIRContext *ctx, bool index64);
+  /// The descriptor of a rank-r global tensor: {ptr<1>, i32 (i64 with `index64`)
+  /// x r extents, i64 x r-1 strides}.
+  static mlir::LLVM::LLVMStructType descriptorType(mlir::MLIRContext *ctx, unsigned rank,
+                                                   bool index64);
 };
+
+/// `v` (an integer) sign-extended to the integer type `t`, or `v` when it has it.
+mlir::Value sextTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type t);
 
 llvm::SmallVector<mlir::Value> unpack(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 mlir::Value pack(mlir::OpBuilder &b, mlir::Location loc, mlir::Type structType,

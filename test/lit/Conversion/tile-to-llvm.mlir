@@ -234,3 +234,27 @@ tile.kernel @mma_softmax(%a: !tile.tensor<?x?xbf16>, %c: !tile.tensor<?x?xf32>) 
   tile.store %c[%c0, %c0], %o : !tile.tensor<?x?xf32>, tensor<64x64xf32>
   tile.return
 }
+
+// -----
+
+// The 64-bit size class (tile.index64): extents are i64 in the ABI, tile.dim
+// reads them as they are, and an i64 block coordinate gives i64 origins and
+// bounds checks.
+// CHECK-LABEL: llvm.func @index64(
+// CHECK-SAME: %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64)
+// CHECK: %[[PID:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
+// CHECK: %[[C:.*]] = llvm.sext %[[PID]] : i32 to i64
+// CHECK: %[[ORIGIN:.*]] = llvm.mul %[[C]], %{{.*}} : i64
+// CHECK: %[[T:.*]] = llvm.add %[[ORIGIN]], %{{.*}} : i64
+// CHECK: llvm.icmp "slt" %[[T]], %{{.*}} : i64
+tile.kernel @index64(%x: !tile.tensor<?xf32>, %y: !tile.tensor<?xf32>) attributes {tile.index64, tile.num_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?xf32>, %b: !tile.tensor<?xf32>):
+  %n = tile.dim %a[0] : !tile.tensor<?xf32> -> i64
+  tile.yield %n : i64
+} {
+  %pid = tile.program_id 0
+  %c = arith.extsi %pid : i32 to i64
+  %t = tile.load %x[%c : i64] : !tile.tensor<?xf32> -> tensor<1024xf32>
+  tile.store %y[%c : i64], %t : !tile.tensor<?xf32>, tensor<1024xf32>
+  tile.return
+}

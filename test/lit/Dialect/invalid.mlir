@@ -589,3 +589,16 @@ func.func @f(%a: tensor<8xi1>, %p: i32) {
   tile.assert "two ids", %a pids %p, %p : tensor<8xi1>
   return
 }
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?xf32>) grid {
+^bb0(%a: !tile.tensor<?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c = arith.constant 0 : i16
+  // expected-error @+1 {{'tile.load' op operand #1 must be variadic of 32- or 64-bit signless integer, but got 'i16'}}
+  %t = tile.load %x[%c : i16] : !tile.tensor<?xf32> -> tensor<128xf32>
+  tile.return
+}

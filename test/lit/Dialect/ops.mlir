@@ -150,3 +150,25 @@ tile.kernel @atomics(%h: !tile.tensor<?xi32>) grid {
   %r = tile.multiple_of %i {divisor = 8 : i64} : tensor<128xi32>
   tile.return
 }
+
+// -----
+
+// The 64-bit size class: i64 extents and coordinates carry their type; i32
+// ones are written bare.
+// CHECK-LABEL: tile.kernel @index64
+// CHECK: tile.dim %{{.*}}[0] : <?x?xf32> -> i64
+// CHECK: tile.yield %{{.*}} : i64
+// CHECK: tile.load %{{.*}}[%{{.*}} : i64, %{{.*}}] : <?x?xf32> -> tensor<128xf32>
+// CHECK: tile.store %{{.*}}[%{{.*}} : i64, %{{.*}}], %{{.*}} : <?x?xf32>, tensor<128xf32>
+tile.kernel @index64(%x: !tile.tensor<?x?xf32>) attributes {tile.index64} grid {
+^bb0(%a: !tile.tensor<?x?xf32>):
+  %n = tile.dim %a[0] : !tile.tensor<?x?xf32> -> i64
+  tile.yield %n : i64
+} {
+  %pid = tile.program_id 0
+  %row = arith.extsi %pid : i32 to i64
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %x[%row : i64, %c0] : !tile.tensor<?x?xf32> -> tensor<128xf32>
+  tile.store %x[%row : i64, %c0], %t : !tile.tensor<?x?xf32>, tensor<128xf32>
+  tile.return
+}
