@@ -253,6 +253,10 @@ bool Checker::coerce(Expr &e, DType t, const std::string &what) {
     return true;
   if (e.type.literal)
     return retype(e, t);
+  // The 64-bit size class widens an i32 where an i64 is needed (a var that
+  // holds an index, say), as in operators.
+  if (spec_.index64 && e.type.dtype == DType::I32 && t == DType::I64)
+    return widenToI64(e);
   error(e.start(), what + " must be " + dtypeName(t).str() + ", got " + e.type.str() +
                        "; convert it with .to(" + dtypeName(t).str() + ")" +
                        index64Hint(e.type.dtype, t));

@@ -72,10 +72,11 @@ std::vector<HostTensor> inputsOf(const Program &p) {
   return out;
 }
 
-jit::CompileRequest requestFor(const Program &p, const std::string &arch) {
+jit::CompileRequest requestFor(const Program &p, const std::string &arch, bool index64 = false) {
   jit::CompileRequest r;
   r.kernel = "k";
   r.arch = arch;
+  r.index64 = index64;
   r.dims = p.usedDims();
   for (const ScalarParam &s : p.scalars)
     if (isInt(s.dt))
@@ -85,7 +86,8 @@ jit::CompileRequest requestFor(const Program &p, const std::string &arch) {
 
 /// Runs the interpreter on copies of `in`; the tensors after the run.
 llvm::Expected<std::vector<HostTensor>> interpretOn(const jit::Program &prog, const Program &p,
-                                                    std::vector<HostTensor> in, bool padded) {
+                                                    std::vector<HostTensor> in, bool padded,
+                                                    bool index64 = false) {
   std::vector<std::vector<char>> bytes;
   std::vector<jit::HostArg> args;
   bytes.reserve(in.size());
@@ -98,6 +100,7 @@ llvm::Expected<std::vector<HostTensor>> interpretOn(const jit::Program &prog, co
   jit::InterpretOptions io;
   io.threads = 1;
   io.padExtents = padded;
+  io.index64 = index64;
   std::string printed;
   llvm::raw_string_ostream os(printed);
   io.out = &os;
@@ -212,6 +215,44 @@ Outcome checkProgram(const Program &p, const CheckOptions &o, jit::Compiler &com
     if (!diff.empty())
       return fail(Outcome::Kind::Mismatch, "GPU", diff);
   }
+  if (!o.index64)
+    return out;
+  // The 64-bit size class: the same program with i64 dims, program ids and aranges.
+  if (llvm::Error e =
+          compiler.inspect(**prog, requestFor(p, "sm_90a", true),
+                           [](mlir::tile::KernelOp) { return llvm::Error::success(); })) {
+    std::string msg = llvm::toString(std::move(e));
+    if (msg.find("extent of 2^31 or more, where dims") == std::string::npos)
+      return fail(Outcome::Kind::Frontend, "frontend (64-bit class)", msg);
+    out.index64Rejected = true;
+    return out;
+  }
+  for (const std::string &arch : o.archs) {
+    auto ck = compiler.compile(**prog, requestFor(p, arch, true));
+    if (!ck)
+      return fail(Outcome::Kind::Codegen, arch + " (64-bit class)", llvm::toString(ck.takeError()));
+    if (o.ptxas) {
+      std::string log;
+      auto cubin = target::compileCubin(ck->ptx, arch, &log);
+      if (!cubin)
+        return fail(Outcome::Kind::Codegen, "ptxas " + arch + " (64-bit class)",
+                    llvm::toString(cubin.takeError()));
+    }
+  }
+  auto wide = interpretOn(**prog, p, in, false, true);
+  if (!wide)
+    return fail(Outcome::Kind::Interpret, "interpreter (64-bit class)",
+                llvm::toString(wide.takeError()));
+  if (std::string diff = compare(p, *wide, *ref); !diff.empty())
+    return fail(Outcome::Kind::Mismatch, "interpreter (64-bit class)", diff);
+  if (o.gpu64) {
+    auto gpu = launchOn(*o.gpu64, **prog, p, in);
+    if (!gpu)
+      return fail(Outcome::Kind::Gpu, "GPU (64-bit class)", llvm::toString(gpu.takeError()));
+    if (std::string diff = compare(p, *gpu, *ref); !diff.empty())
+      return fail(Outcome::Kind::Mismatch, "GPU (64-bit class)", diff);
+  }
+  out.index64Ran = true;
   return out;
 }
 

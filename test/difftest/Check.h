@@ -5,7 +5,8 @@
 // code generation pads it (where some extent is not a power of two), and, given
 // a runtime, on the GPU; the outputs of every run are compared with the
 // interpreter's within the program's tolerances. Inputs come from the
-// program's seed. Saved regressions (a reduced program's text with the sizes,
+// program's seed. With CheckOptions::index64 the 64-bit size class runs too.
+// Saved regressions (a reduced program's text with the sizes,
 // inputs and tolerances it needs) are written and read back here too.
 //
 //===----------------------------------------------------------------------===//
@@ -30,6 +31,11 @@ struct CheckOptions {
   bool ptxas = true;  // assemble every PTX (a rejected PTX is a failure)
   bool padded = true; // compare the padded interpretation where extents are odd
   jit::Runtime *gpu = nullptr;
+  /// Also the 64-bit size class (docs/language.md, section 5): compiled and
+  /// assembled for each arch, interpreted, and on `gpu64` (a runtime with
+  /// RuntimeOptions::index64) when given, each against the 32-bit interpreter.
+  bool index64 = false;
+  jit::Runtime *gpu64 = nullptr;
 };
 
 struct Outcome {
@@ -46,6 +52,9 @@ struct Outcome {
   // What ran.
   int compiled = 0, assembled = 0, paddedRuns = 0, gpuRuns = 0;
   bool interpreted = false;
+  /// The 64-bit class ran; or the frontend rejected the program there, as it
+  /// may (an index stored into an i32 tensor needs a .to(i32) there).
+  bool index64Ran = false, index64Rejected = false;
 };
 
 const char *kindName(Outcome::Kind k);

@@ -47,6 +47,7 @@ struct Options {
   int reduceTries = 400;
   double reduceSeconds = 60;
   bool stopOnFailure = false;
+  int64_t index64Every = 4;
 };
 
 /// For the crash handler: what was being checked.
@@ -109,6 +110,8 @@ int main(int argc, char **argv) {
   app.add_option("--reduce-tries", opt.reduceTries, "Predicate calls per reduction");
   app.add_option("--reduce-seconds", opt.reduceSeconds, "Time per reduction");
   app.add_flag("--stop-on-failure", opt.stopOnFailure, "Stop at the first failing program");
+  app.add_option("--index64-every", opt.index64Every,
+                 "Also check the 64-bit size class for every Nth program (0: never; replays: all)");
   CLI11_PARSE(app, argc, argv);
 
   if (opt.print >= 0) {
@@ -122,28 +125,35 @@ int main(int argc, char **argv) {
   for (llvm::StringRef a : archs)
     co.archs.push_back(a.str());
   co.ptxas = !opt.noPtxas;
-  std::unique_ptr<jit::Runtime> rt;
+  std::unique_ptr<jit::Runtime> rt, rt64;
   if (opt.gpu) {
-    jit::RuntimeOptions ro;
-    ro.cacheDir = "off";
-    ro.tuningDB = "off";
-    auto r = jit::Runtime::create(ro);
-    if (!r) {
-      llvm::errs() << "tessera-difftest: --gpu: " << llvm::toString(r.takeError()) << "\n";
-      return 2;
+    for (bool index64 : {false, true}) {
+      jit::RuntimeOptions ro;
+      ro.cacheDir = "off";
+      ro.tuningDB = "off";
+      ro.index64 = index64; // the second runtime launches the 64-bit size class
+      auto r = jit::Runtime::create(ro);
+      if (!r) {
+        llvm::errs() << "tessera-difftest: --gpu: " << llvm::toString(r.takeError()) << "\n";
+        return 2;
+      }
+      (index64 ? rt64 : rt) = std::move(*r);
     }
-    rt = std::move(*r);
     co.gpu = rt.get();
+    co.gpu64 = rt64.get();
   }
   jit::Compiler compiler;
-  if (!opt.replay.empty())
+  if (!opt.replay.empty()) {
+    co.index64 = opt.index64Every > 0;
     return replay(opt, co, compiler);
+  }
   if (opt.programs <= 0 && opt.seconds <= 0)
     opt.programs = 100;
 
   auto t0 = std::chrono::steady_clock::now();
   std::map<std::string, int> features;
   int64_t n = 0, compiled = 0, assembled = 0, interpreted = 0, padded = 0, gpuRuns = 0;
+  int64_t index64Runs = 0, index64Rejected = 0;
   std::map<std::string, int> failures; // by kind
   int64_t firstFailure = -1;
   for (; (opt.programs <= 0 || n < opt.programs) &&
@@ -154,7 +164,10 @@ int main(int argc, char **argv) {
     gCurrent = p.source();
     for (const std::string &f : p.features)
       ++features[f];
+    co.index64 = opt.index64Every > 0 && seed % (uint64_t)opt.index64Every == 0;
     Outcome o = checkProgram(p, co, compiler);
+    index64Runs += o.index64Ran;
+    index64Rejected += o.index64Rejected;
     compiled += o.compiled;
     assembled += o.assembled;
     interpreted += o.interpreted;
@@ -219,7 +232,8 @@ int main(int argc, char **argv) {
                                (unsigned long long)opt.seed, secondsSince(t0))
                << compiled << " compiled (" << opt.archs << "), " << assembled << " ptxas-clean, "
                << interpreted << " interpreted, " << padded << " padded runs compared, " << gpuRuns
-               << " GPU runs compared; " << failed << " failed"
+               << " GPU runs compared, " << index64Runs << " checked in the 64-bit size class ("
+               << index64Rejected << " rejected there as they may); " << failed << " failed"
                << (kinds.empty() ? "" : " (" + kinds.substr(1) + ")");
   if (firstFailure > 0)
     llvm::outs() << "; first failure at program " << firstFailure;
