@@ -20,11 +20,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+
+#include <unistd.h>
 
 using namespace tessera;
 using namespace tessera::gputest;
@@ -359,6 +364,74 @@ TEST_F(Gpu, ThreadsShareOneRuntime) {
   // One specialization per kernel (N is not specialized): compiled once each.
   EXPECT_EQ(compiled.load(), 1);
   EXPECT_EQ(runtime->loadedKernels(), before + 2);
+  std::printf("threads: %d threads on %d streams, %d launches of 2 kernels, %d compile(s), "
+              "%zu error(s)\n",
+              kThreads, kThreads, kThreads * 200, compiled.load(),
+              (size_t)std::count_if(errors.begin(), errors.end(),
+                                    [](const std::string &e) { return !e.empty(); }));
+}
+
+namespace {
+/// This process's resident memory in KiB (/proc/self/statm), 0 where unknown.
+int64_t residentKiB() {
+  FILE *f = std::fopen("/proc/self/statm", "r");
+  if (!f)
+    return 0;
+  long size = 0, resident = 0;
+  int n = std::fscanf(f, "%ld %ld", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : 0;
+}
+} // namespace
+
+TEST_F(Gpu, AMillionCachedLaunchesKeepHostMemoryFlat) {
+  // The soak: one kernel, launched a million times on two alternating buffer
+  // pairs (the repeat path patches the pointers), synchronised every 10000
+  // launches. Resident host memory after the first 10000 launches must not
+  // grow by more than 1 MiB over the rest, and the last outputs must be right.
+  auto p = jit::Program::fromSource(
+      "soak.tile", "kernel axpy(x: tensor<f32, [N]>, y: tensor<f32, [N]>, a: f32)\n"
+                   "  tune BLOCK in [256] grid [cdiv(N, BLOCK)] {\n"
+                   "  let i = program_id(0);\n"
+                   "  store(y, [i], a * load(x, [i], [BLOCK]) + 1.0);\n}\n");
+  ASSERT_TRUE((bool)p) << llvm::toString(p.takeError());
+  int64_t n = 1000;
+  DeviceTensor x[2] = {up(HostTensor(DType::F32, {n}).random(rng)),
+                       up(HostTensor(DType::F32, {n}).random(rng))};
+  DeviceTensor y[2] = {poison(DType::F32, {n}), poison(DType::F32, {n})};
+  auto &api = *cuda::driver();
+  constexpr int64_t kLaunches = 1000000, kWarmup = 10000, kSync = 10000;
+  int64_t warm = 0, compiles = 0;
+  auto t0 = std::chrono::steady_clock::now(), t1 = t0;
+  for (int64_t i = 0; i < kLaunches; ++i) {
+    int b = i & 1;
+    auto info = runtime->launch(**p, "axpy", {x[b].arg(), y[b].arg(), jit::ScalarArg::of(2.0)});
+    ASSERT_TRUE((bool)info) << "launch " << i << ": " << llvm::toString(info.takeError());
+    compiles += info->compiled;
+    if ((i + 1) % kSync == 0)
+      ASSERT_FALSE((bool)cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize"));
+    if (i + 1 == kWarmup) {
+      warm = residentKiB();
+      t1 = std::chrono::steady_clock::now();
+    }
+  }
+  int64_t after = residentKiB();
+  double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t1).count() /
+      (kLaunches - kWarmup);
+  for (int b = 0; b < 2; ++b) {
+    std::vector<double> want(x[b].host.v);
+    for (double &v : want)
+      v = (double)(2.0f * (float)v + 1.0f);
+    expectClose(y[b], want, 1e-6, 1e-6);
+  }
+  EXPECT_LE(compiles, 1);
+  EXPECT_LE(after - warm, 1024) << "resident memory grew from " << warm << " KiB to " << after
+                                << " KiB";
+  std::printf("soak: %lld launches, %.2f us each after warm-up; resident memory %lld KiB after "
+              "%lld launches, %lld KiB after %lld\n",
+              (long long)kLaunches, us, (long long)warm, (long long)kWarmup, (long long)after,
+              (long long)kLaunches);
 }
 
 TEST_F(Gpu, AFailedAssertIsAnErrorAndTheContextStaysUsable) {

@@ -12,14 +12,19 @@
 // every surviving worker finished cleanly, that the database parses and holds
 // every logged key (killed workers' included: nothing stored is lost), and
 // that every cache entry still present loads and matches a fresh compile.
-// One summary line; exit status 1 on any failure.
+// With --gpu each worker also launches what it compiles through a Runtime
+// on the same cache directory and tuning database (which then also holds the
+// driver's cubins): vector_add checked exactly against x + y, softmax rows
+// checked to sum to 1. One summary line; exit status 1 on any failure.
 //
-//   tessera-stress --processes 16 --kills 4 --seconds 30
+//   tessera-stress --processes 16 --kills 4 --seconds 30 [--gpu]
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/autotune/TuneDB.h"
+#include "runtime/cuda/Handles.h"
 #include "runtime/jit/Compiler.h"
 #include "runtime/jit/DiskCache.h"
+#include "runtime/jit/Runtime.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -31,6 +36,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <random>
 #include <set>
@@ -70,9 +76,93 @@ double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// A worker's GPU side: launches vector_add and softmax specializations through
+/// a runtime on the shared directory and checks their outputs.
+class GpuCheck {
+public:
+  static llvm::Expected<std::unique_ptr<GpuCheck>> create(const std::string &dir, int id) {
+    jit::RuntimeOptions ro;
+    ro.cacheDir = dir + "/cache";
+    ro.tuningDB = dir + "/tuning.json";
+    auto rt = jit::Runtime::create(ro);
+    if (!rt)
+      return rt.takeError();
+    auto g = std::unique_ptr<GpuCheck>(new GpuCheck);
+    g->rt = std::move(*rt);
+    g->rng.seed(id * 31 + 7);
+    return std::move(g);
+  }
+  /// Launches `spec` (vector_add or softmax; others are skipped) and checks it:
+  /// "" or what is wrong.
+  std::string launch(const jit::Program &prog, const Spec &spec, bool *ran) {
+    *ran = false;
+    bool add = spec.file.find("vector_add") != std::string::npos;
+    bool softmax = spec.file.find("softmax") != std::string::npos;
+    if (!add && !softmax)
+      return "";
+    int64_t rows = add ? 1 : spec.dims.at("M"), cols = spec.dims.at("N");
+    size_t n = rows * cols;
+    std::uniform_real_distribution<float> u(-4, 4);
+    std::vector<float> x(n), y(n), z(n);
+    for (size_t i = 0; i < n; ++i) {
+      x[i] = u(rng);
+      y[i] = u(rng);
+    }
+    auto bx = cuda::DeviceBuffer::allocate(n * 4), by = cuda::DeviceBuffer::allocate(n * 4),
+         bz = cuda::DeviceBuffer::allocate(n * 4);
+    if (!bx || !by || !bz)
+      return "allocation failed";
+    if (llvm::Error e = bx->copyFromHost(x.data(), n * 4))
+      return llvm::toString(std::move(e));
+    if (llvm::Error e = by->copyFromHost(y.data(), n * 4))
+      return llvm::toString(std::move(e));
+    if (llvm::Error e = bz->fill(0xFF))
+      return llvm::toString(std::move(e));
+    std::vector<int64_t> shape =
+        add ? std::vector<int64_t>{cols} : std::vector<int64_t>{rows, cols};
+    std::vector<jit::Arg> args = {jit::TensorArg{bx->get(), DType::F32, shape, {}}};
+    if (add)
+      args.push_back(jit::TensorArg{by->get(), DType::F32, shape, {}});
+    args.push_back(jit::TensorArg{bz->get(), DType::F32, shape, {}});
+    jit::LaunchOptions lo;
+    lo.params = spec.params;
+    auto info = rt->launch(prog, spec.kernel, args, lo);
+    if (!info)
+      return llvm::toString(info.takeError());
+    if (llvm::Error e = bz->copyToHost(z.data(), n * 4)) // synchronous
+      return llvm::toString(std::move(e));
+    *ran = true;
+    for (int64_t r = 0; r < rows; ++r) {
+      double sum = 0;
+      for (int64_t c = 0; c < cols; ++c) {
+        size_t i = r * cols + c;
+        if (add && z[i] != x[i] + y[i])
+          return "vector_add: element " + std::to_string(i) + " is wrong";
+        sum += z[i];
+      }
+      if (softmax && !(std::fabs(sum - 1) < 1e-4))
+        return "softmax: row " + std::to_string(r) + " sums to " + std::to_string(sum);
+    }
+    return "";
+  }
+
+private:
+  GpuCheck() = default;
+  std::unique_ptr<jit::Runtime> rt;
+  std::mt19937 rng;
+};
+
 /// One worker: returns its exit status (0 clean, 3 a corrupt entry was used,
 /// 4 another failure), printing counts on stdout.
-int worker(int id, const std::string &dir, const std::string &src, double seconds) {
+int worker(int id, const std::string &dir, const std::string &src, double seconds, bool gpu) {
+  std::unique_ptr<GpuCheck> device;
+  if (gpu) {
+    auto g = GpuCheck::create(dir, id);
+    if (!g)
+      return llvm::errs() << "worker " << id << ": " << llvm::toString(g.takeError()) << "\n", 4;
+    device = std::move(*g);
+  }
+  int64_t launches = 0;
   jit::DiskCache cache(dir + "/cache");
   jit::Compiler cached(&cache), fresh(nullptr);
   autotune::TuneDB db(dir + "/tuning.json");
@@ -120,6 +210,13 @@ int worker(int id, const std::string &dir, const std::string &src, double second
         return 3;
       }
     }
+    if (device) {
+      bool ran = false;
+      std::string bad = device->launch(*prog, spec, &ran);
+      if (!bad.empty())
+        return llvm::errs() << "worker " << id << ": GPU: " << bad << "\n", 3;
+      launches += ran;
+    }
     // A tuning entry of this worker's own, logged once stored.
     autotune::TuneEntry e;
     e.key.kernel = "stress";
@@ -146,7 +243,7 @@ int worker(int id, const std::string &dir, const std::string &src, double second
   }
   llvm::outs() << "worker " << id << ": " << compiles << " compiles, " << hits
                << " from the shared cache, " << stores << " tuning stores, " << lookups
-               << " lookups\n";
+               << " lookups, " << launches << " GPU launches checked\n";
   return 0;
 }
 
@@ -155,6 +252,7 @@ int worker(int id, const std::string &dir, const std::string &src, double second
 int main(int argc, char **argv) {
   int processes = 16, kills = 4, workerId = -1;
   double seconds = 30;
+  bool gpu = false;
   std::string dir, src = TESSERA_SOURCE_DIR;
   CLI::App app{"tessera-stress: processes sharing a kernel cache and a tuning database"};
   app.add_option("--processes", processes, "Worker processes");
@@ -163,9 +261,10 @@ int main(int argc, char **argv) {
   app.add_option("--dir", dir, "The shared directory (default: a new temporary one)");
   app.add_option("--source-dir", src, "Where examples/ is");
   app.add_option("--worker", workerId, "(internal) run as worker N");
+  app.add_flag("--gpu", gpu, "Workers also launch on the GPU and check the outputs");
   CLI11_PARSE(app, argc, argv);
   if (workerId >= 0)
-    return worker(workerId, dir, src, seconds);
+    return worker(workerId, dir, src, seconds, gpu);
 
   bool ownDir = dir.empty();
   if (dir.empty()) {
@@ -180,6 +279,8 @@ int main(int argc, char **argv) {
     std::vector<std::string> args = {self, "--worker",  std::to_string(i),       "--dir",
                                      dir,  "--seconds", std::to_string(seconds), "--source-dir",
                                      src};
+    if (gpu)
+      args.push_back("--gpu");
     std::vector<llvm::StringRef> argv2(args.begin(), args.end());
     std::string out = dir + "/worker-" + std::to_string(i) + ".out";
     std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(out),
@@ -208,7 +309,7 @@ int main(int argc, char **argv) {
       ::kill(procs[who].Pid, SIGKILL);
   }
   int failed = 0, finished = 0;
-  int64_t compiles = 0, hits = 0;
+  int64_t compiles = 0, hits = 0, launches = 0;
   for (int i = 0; i < processes; ++i) {
     std::string err;
     llvm::sys::ProcessInfo r = llvm::sys::Wait(procs[i], std::nullopt, &err);
@@ -232,6 +333,13 @@ int main(int argc, char **argv) {
         line.consumeInteger(10, h);
         compiles += c;
         hits += h;
+        // "..., L GPU launches checked"
+        size_t at = line.find(" GPU launches");
+        size_t start = line.find_last_of(' ', at == llvm::StringRef::npos ? 0 : at - 1);
+        int64_t l = 0;
+        if (at != llvm::StringRef::npos && start != llvm::StringRef::npos &&
+            !line.slice(start + 1, at).getAsInteger(10, l))
+          launches += l;
       }
     }
   }
@@ -289,10 +397,12 @@ int main(int argc, char **argv) {
   llvm::outs() << "stress: " << processes << " processes, " << killed.size() << " killed, "
                << finished << " finished, " << failed << " failed; the finished ones compiled "
                << compiles << " times (" << hits << " from the shared cache, each equal to a "
-               << "fresh compile); " << logged << " tuning entries logged, " << missing
-               << " missing; " << checked << " cache entries checked, " << bad << " wrong; "
-               << temps << " temporary files left by killed writers"
-               << (failed ? " (" + dir + ")" : "") << "\n";
+               << "fresh compile)"
+               << (gpu ? " and checked " + std::to_string(launches) + " GPU launches" : "") << "; "
+               << logged << " tuning entries logged, " << missing << " missing; " << checked
+               << " cache entries checked, " << bad << " wrong; " << temps
+               << " temporary files left by killed writers" << (failed ? " (" + dir + ")" : "")
+               << "\n";
   if (!failed && ownDir)
     llvm::sys::fs::remove_directories(dir); // kept for a look when something failed
   return failed ? 1 : 0;
