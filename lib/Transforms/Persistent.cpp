@@ -107,9 +107,12 @@ struct TilePersistent : tile::impl::TilePersistentBase<TilePersistent> {
     // The launch grid: one axis of every virtual program (the runtime launches
     // at most as many as fit on the GPU at once).
     OpBuilder g(gridYield);
-    Value gridTotal = gridYield->getOperand(0);
+    auto asI32 = [&](Value v) -> Value { // i64 in the 64-bit size class
+      return v.getType().isInteger(32) ? v : arith::TruncIOp::create(g, loc, i32, v).getResult();
+    };
+    Value gridTotal = asI32(gridYield->getOperand(0));
     if (axes > 1)
-      gridTotal = arith::MulIOp::create(g, loc, gridTotal, gridYield->getOperand(1));
+      gridTotal = arith::MulIOp::create(g, loc, gridTotal, asI32(gridYield->getOperand(1)));
     gridYield->setOperands(gridTotal);
   }
 };

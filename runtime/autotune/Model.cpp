@@ -56,7 +56,8 @@ void foldSizes(tile::KernelOp kernel, const jit::KernelSignature &sig,
               jit::extentOf(sig.params[arg.getArgNumber()], d.getAxis(), req.dims)) {
         OpBuilder at(d);
         d.replaceAllUsesWith(
-            arith::ConstantOp::create(at, d.getLoc(), at.getI32IntegerAttr(*v)).getResult());
+            arith::ConstantOp::create(at, d.getLoc(), at.getIntegerAttr(d.getType(), *v))
+                .getResult());
         d.erase();
       }
     }

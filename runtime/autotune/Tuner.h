@@ -102,6 +102,8 @@ struct TuneRequest {
   /// with `warp-specialize=1`, alone and with `persistent=1` (pruned by
   /// warpSpecializeReason). Off by default until measured on a GPU.
   bool warpSpecialize = false;
+  /// The 64-bit size class (a dim of 2^31 or more), as launches of those sizes get.
+  bool index64 = false;
 
   /// The compile request of the configuration `params` (the default's when
   /// empty): every compile, inspection and database key of a tuning uses it.
@@ -114,6 +116,7 @@ struct TuneRequest {
     cr.arch = arch;
     cr.optLevel = optLevel;
     cr.driverVersion = driverVersion;
+    cr.index64 = index64;
     return cr;
   }
 };

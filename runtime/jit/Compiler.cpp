@@ -170,7 +170,8 @@ llvm::Expected<const KernelSignature &> Program::kernel(llvm::StringRef name) co
 namespace {
 
 /// Integer values of the grid region: tile.dim of the arguments, integer
-/// scalars, constants and arith on them, with i32 wrap-around.
+/// scalars, constants and arith on them, with i32 wrap-around (i64 values, in
+/// the 64-bit size class, keep their 64 bits).
 llvm::Expected<std::array<int64_t, 3>>
 evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig, const CompileRequest &req) {
   mlir::Region &region = kernel.getGrid();
@@ -270,9 +271,9 @@ evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig, const CompileReq
       else if (n == "arith.xori")
         r = a[0] ^ a[1];
       else if (n == "arith.shli")
-        r = a[0] << (a[1] & 31);
+        r = a[0] << (a[1] & (op.getResult(0).getType().isInteger(64) ? 63 : 31));
       else if (n == "arith.shrsi")
-        r = a[0] >> (a[1] & 31);
+        r = a[0] >> (a[1] & (op.getResult(0).getType().isInteger(64) ? 63 : 31));
       else if (n == "arith.select")
         r = a[0] ? a[1] : a[2];
       else if (n == "arith.extsi" || n == "arith.extui" || n == "arith.trunci" ||
@@ -307,7 +308,9 @@ evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig, const CompileReq
         return makeError("the grid clause uses " + n + ", which the host cannot evaluate");
       }
     }
-    v[op.getResult(0)] = op.getResult(0).getType().isInteger(1) ? (r & 1) : wrap(r);
+    // i32 values wrap as on the GPU; i64 ones (the 64-bit size class) do not.
+    mlir::Type rt = op.getResult(0).getType();
+    v[op.getResult(0)] = rt.isInteger(1) ? (r & 1) : rt.isInteger(64) ? r : wrap(r);
   }
   return makeError("internal error: the grid region has no tile.yield");
 }

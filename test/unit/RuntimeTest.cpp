@@ -232,6 +232,31 @@ TEST(Compiler, ProgramErrorsArriveLocated) {
   EXPECT_NE(llvm::toString(syntax.takeError()).find("syntax.tile:1:"), std::string::npos);
 }
 
+// The 64-bit size class evaluates its grid in 64 bits: cdiv(2^31 + 1000, 1024)
+// programs (a 32-bit evaluation would wrap N negative and launch none). The
+// persistent schedule's grid, an i64 extent times an i32 one, compiles too.
+TEST(Compiler, GridsOfTheSizeClassOf2To31AreEvaluatedIn64Bits) {
+  auto prog = Program::fromSource(
+      "big.tile", "kernel big(x: tensor<f32, [N]>, y: tensor<f32, [N, 2]>)\n"
+                  "  tune BLOCK in [1024] grid [cdiv(N, BLOCK), 2] {\n"
+                  "  let i = program_id(0);\n"
+                  "  store(x, [i], load(x, [i], [BLOCK]) + program_id(1).to(f32));\n}\n");
+  ASSERT_TRUE((bool)prog) << llvm::toString(prog.takeError());
+  Compiler c;
+  CompileRequest r;
+  r.index64 = true;
+  r.dims = {{"N", (int64_t{1} << 31) + 1000}};
+  auto ck = c.compile(**prog, r);
+  ASSERT_TRUE((bool)ck) << llvm::toString(ck.takeError());
+  EXPECT_EQ(ck->grid[0], 2097153);
+  EXPECT_EQ(ck->grid[1], 2);
+  r.params = {{"persistent", 1}};
+  r.numSms = 132;
+  auto persistent = c.compile(**prog, r);
+  ASSERT_TRUE((bool)persistent) << llvm::toString(persistent.takeError());
+  EXPECT_EQ(persistent->grid[0], 2 * 2097153);
+}
+
 // A grid past what a launch takes (65535 programs along y and z) is refused
 // when it is evaluated, naming the kernel, the axis and the limit; at the
 // limit it compiles. The interpreter refuses it too.

@@ -106,6 +106,7 @@ int tessera::runTune(const TuneOptions &opts) {
     if (v < 1 || v != (double)(int64_t)v)
       return fail("--dim " + n + " must be a positive integer");
     req.dims[n] = (int64_t)v;
+    req.index64 |= v > INT32_MAX; // what a launch of these sizes compiles
   }
   std::string assumed;
   for (const std::string &n : named)
