@@ -70,8 +70,9 @@ std::string mlir::tile::splitKObstacle(KernelOp kernel, scf::ForOp *loopOut, Ope
   if (!found)
     return fail(kernel, "split-k needs a loop (not nested) that carries only a dot's f32 "
                         "accumulator, starting from zeros; this kernel has none");
-  if (!found.getLowerBound().getType().isInteger(32))
-    return fail(found, "split-k expects i32 loop bounds");
+  if (!found.getLowerBound().getType().isInteger(32) &&
+      !found.getLowerBound().getType().isInteger(64))
+    return fail(found, "split-k expects i32 or i64 loop bounds");
   // Each split's accumulator is partial: only the dot may see it, and the
   // loop may not write memory (a split would write its partial state).
   if (!found.getRegionIterArgs()[0].hasOneUse())
@@ -133,11 +134,16 @@ struct TileSplitK : tile::impl::TileSplitKBase<TileSplitK> {
     OpBuilder b(loop);
     auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32).getResult(); };
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
+    // In the loop's type: i64 in the 64-bit size class.
+    Type t = lb.getType();
+    auto ct = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, t, v).getResult(); };
     // This split's share of the iterations.
     Value z = ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(2));
+    if (t != z.getType())
+      z = arith::ExtSIOp::create(b, loc, t, z);
     Value span = arith::SubIOp::create(b, loc, ub, lb);
-    Value n = arith::MaxSIOp::create(b, loc, arith::CeilDivSIOp::create(b, loc, span, step), c(0));
-    Value per = arith::CeilDivSIOp::create(b, loc, n, c(splits));
+    Value n = arith::MaxSIOp::create(b, loc, arith::CeilDivSIOp::create(b, loc, span, step), ct(0));
+    Value per = arith::CeilDivSIOp::create(b, loc, n, ct(splits));
     Value chunk = arith::MulIOp::create(b, loc, per, step);
     Value lo = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, z, chunk));
     Value hi = arith::MinSIOp::create(b, loc, ub, arith::AddIOp::create(b, loc, lo, chunk));
