@@ -312,19 +312,17 @@ bool Checker::unify(Expr &a, Expr &b, SourceLoc loc, const char *what) {
     return retype(a, tb);
   if (lb && !la)
     return retype(b, ta);
-  // In the 64-bit size class an i32 meets the i64 dims, program ids and
-  // aranges as an i64 (an implicit `.to(i64)`): index math written for 32 bits
-  // compiles unchanged.
-  if (spec_.index64 && ta == DType::I32 && tb == DType::I64 && !la)
+  // An i32 meets an i64 as the i64 it is when it is a compile-time scalar (a
+  // tune or where value, a folded expression: `cdiv(N, BLOCK)` with an i64
+  // dim), and in the 64-bit size class whatever it is (an implicit `.to(i64)`),
+  // so that index math written for 32 bits compiles unchanged.
+  auto widens = [&](const Expr &x, bool literal) {
+    return (spec_.index64 && !literal) || (x.constant && x.type.isScalar());
+  };
+  if (ta == DType::I32 && tb == DType::I64 && widens(a, la))
     return widenToI64(a);
-  if (spec_.index64 && tb == DType::I32 && ta == DType::I64 && !lb)
+  if (tb == DType::I32 && ta == DType::I64 && widens(b, lb))
     return widenToI64(b);
-  // A compile-time i32 (a tune or where value, a folded expression) meets an
-  // i64 as the i64 it exactly is: `cdiv(N, BLOCK)` with an i64 dim.
-  if (ta == DType::I32 && tb == DType::I64 && a.constant && a.type.isScalar())
-    return retype(a, DType::I64);
-  if (tb == DType::I32 && ta == DType::I64 && b.constant && b.type.isScalar())
-    return retype(b, DType::I64);
   if (la && lb) {
     if (isFloat(ta) && isInt(tb))
       return retype(b, ta);

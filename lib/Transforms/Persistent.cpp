@@ -35,6 +35,14 @@ using namespace mlir::tile;
 
 namespace {
 
+/// A grid extent as i32: an i64 one (the 64-bit size class) fits, since the
+/// launcher checks the hardware's limits.
+Value asI32(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isInteger(32))
+    return v;
+  return arith::TruncIOp::create(b, loc, b.getI32Type(), v);
+}
+
 struct TilePersistent : tile::impl::TilePersistentBase<TilePersistent> {
   void runOnOperation() override {
     KernelOp kernel = getOperation();
@@ -73,11 +81,8 @@ struct TilePersistent : tile::impl::TilePersistentBase<TilePersistent> {
     Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
     Value n[2] = {args.lookupOrDefault(gridYield->getOperand(0)),
                   axes > 1 ? args.lookupOrDefault(gridYield->getOperand(1)) : one};
-    // An i64 grid (the 64-bit size class) fits in i32: the launcher checks the
-    // hardware's limits.
     for (Value &v : n)
-      if (!v.getType().isInteger(32))
-        v = arith::TruncIOp::create(b, loc, i32, v);
+      v = asI32(b, loc, v);
     Value total = arith::MulIOp::create(b, loc, n[0], n[1]);
     Value first = ProgramIdOp::create(b, loc, i32, b.getI32IntegerAttr(0));
     Value stride = NumProgramsOp::create(b, loc, i32, b.getI32IntegerAttr(0));
@@ -107,12 +112,9 @@ struct TilePersistent : tile::impl::TilePersistentBase<TilePersistent> {
     // The launch grid: one axis of every virtual program (the runtime launches
     // at most as many as fit on the GPU at once).
     OpBuilder g(gridYield);
-    auto asI32 = [&](Value v) -> Value { // i64 in the 64-bit size class
-      return v.getType().isInteger(32) ? v : arith::TruncIOp::create(g, loc, i32, v).getResult();
-    };
-    Value gridTotal = asI32(gridYield->getOperand(0));
+    Value gridTotal = asI32(g, loc, gridYield->getOperand(0));
     if (axes > 1)
-      gridTotal = arith::MulIOp::create(g, loc, gridTotal, asI32(gridYield->getOperand(1)));
+      gridTotal = arith::MulIOp::create(g, loc, gridTotal, asI32(g, loc, gridYield->getOperand(1)));
     gridYield->setOperands(gridTotal);
   }
 };

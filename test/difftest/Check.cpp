@@ -175,83 +175,79 @@ Outcome checkProgram(const Program &p, const CheckOptions &o, jit::Compiler &com
   auto prog = jit::Program::fromSource("difftest-" + std::to_string(p.seed) + ".tile", src);
   if (!prog)
     return fail(Outcome::Kind::Frontend, "parse", llvm::toString(prog.takeError()));
-  if (llvm::Error e = compiler.inspect(**prog, requestFor(p, "sm_90a"),
-                                       [](mlir::tile::KernelOp) { return llvm::Error::success(); }))
-    return fail(Outcome::Kind::Frontend, "frontend", llvm::toString(std::move(e)));
-  for (const std::string &arch : o.archs) {
-    auto ck = compiler.compile(**prog, requestFor(p, arch));
-    if (!ck)
-      return fail(Outcome::Kind::Codegen, arch, llvm::toString(ck.takeError()));
-    ++out.compiled;
-    if (o.ptxas) {
-      std::string log;
-      auto cubin = target::compileCubin(ck->ptx, arch, &log);
-      if (!cubin)
-        return fail(Outcome::Kind::Codegen, "ptxas " + arch, llvm::toString(cubin.takeError()));
-      ++out.assembled;
+  auto frontend = [&](bool index64) {
+    return compiler.inspect(**prog, requestFor(p, "sm_90a", index64),
+                            [](mlir::tile::KernelOp) { return llvm::Error::success(); });
+  };
+  // Code generation and ptxas for each arch, in one size class; false after a
+  // failure (in `out`), whose stage ends with `suffix`. `counts`: add to the
+  // outcome's compiled/assembled counts.
+  auto codegen = [&](bool index64, const std::string &suffix, bool counts) {
+    for (const std::string &arch : o.archs) {
+      auto ck = compiler.compile(**prog, requestFor(p, arch, index64));
+      if (!ck) {
+        fail(Outcome::Kind::Codegen, arch + suffix, llvm::toString(ck.takeError()));
+        return false;
+      }
+      out.compiled += counts;
+      if (o.ptxas) {
+        std::string log;
+        auto cubin = target::compileCubin(ck->ptx, arch, &log);
+        if (!cubin) {
+          fail(Outcome::Kind::Codegen, "ptxas " + arch + suffix, llvm::toString(cubin.takeError()));
+          return false;
+        }
+        out.assembled += counts;
+      }
     }
-  }
+    return true;
+  };
+  if (llvm::Error e = frontend(false))
+    return fail(Outcome::Kind::Frontend, "frontend", llvm::toString(std::move(e)));
+  if (!codegen(false, "", true))
+    return out;
   std::vector<HostTensor> in = inputsOf(p);
   auto ref = interpretOn(**prog, p, in, false);
   if (!ref)
     return fail(Outcome::Kind::Interpret, "interpreter", llvm::toString(ref.takeError()));
   out.interpreted = true;
-  if (o.padded && p.hasOddExtents()) {
-    auto padded = interpretOn(**prog, p, in, true);
-    if (!padded)
-      return fail(Outcome::Kind::Interpret, "padded interpreter",
-                  llvm::toString(padded.takeError()));
-    ++out.paddedRuns;
-    std::string diff = compare(p, *padded, *ref);
+  // Another executor's run against the interpreter's; false after a failure
+  // (`kind` when it did not run), counted in `runs` (when given) once it ran.
+  auto agrees = [&](Outcome::Kind kind, const std::string &stage,
+                    llvm::Expected<std::vector<HostTensor>> got, int *runs) {
+    if (!got) {
+      fail(kind, stage, llvm::toString(got.takeError()));
+      return false;
+    }
+    if (runs)
+      ++*runs;
+    std::string diff = compare(p, *got, *ref);
     if (!diff.empty())
-      return fail(Outcome::Kind::Mismatch, "padded interpreter", diff);
-  }
-  if (o.gpu) {
-    auto gpu = launchOn(*o.gpu, **prog, p, in);
-    if (!gpu)
-      return fail(Outcome::Kind::Gpu, "GPU", llvm::toString(gpu.takeError()));
-    ++out.gpuRuns;
-    std::string diff = compare(p, *gpu, *ref);
-    if (!diff.empty())
-      return fail(Outcome::Kind::Mismatch, "GPU", diff);
-  }
+      fail(Outcome::Kind::Mismatch, stage, diff);
+    return diff.empty();
+  };
+  if (o.padded && p.hasOddExtents() &&
+      !agrees(Outcome::Kind::Interpret, "padded interpreter", interpretOn(**prog, p, in, true),
+              &out.paddedRuns))
+    return out;
+  if (o.gpu && !agrees(Outcome::Kind::Gpu, "GPU", launchOn(*o.gpu, **prog, p, in), &out.gpuRuns))
+    return out;
   if (!o.index64)
     return out;
   // The 64-bit size class: the same program with i64 dims, program ids and aranges.
-  if (llvm::Error e =
-          compiler.inspect(**prog, requestFor(p, "sm_90a", true),
-                           [](mlir::tile::KernelOp) { return llvm::Error::success(); })) {
+  if (llvm::Error e = frontend(true)) {
     std::string msg = llvm::toString(std::move(e));
     if (msg.find("extent of 2^31 or more, where dims") == std::string::npos)
       return fail(Outcome::Kind::Frontend, "frontend (64-bit class)", msg);
     out.index64Rejected = true;
     return out;
   }
-  for (const std::string &arch : o.archs) {
-    auto ck = compiler.compile(**prog, requestFor(p, arch, true));
-    if (!ck)
-      return fail(Outcome::Kind::Codegen, arch + " (64-bit class)", llvm::toString(ck.takeError()));
-    if (o.ptxas) {
-      std::string log;
-      auto cubin = target::compileCubin(ck->ptx, arch, &log);
-      if (!cubin)
-        return fail(Outcome::Kind::Codegen, "ptxas " + arch + " (64-bit class)",
-                    llvm::toString(cubin.takeError()));
-    }
-  }
-  auto wide = interpretOn(**prog, p, in, false, true);
-  if (!wide)
-    return fail(Outcome::Kind::Interpret, "interpreter (64-bit class)",
-                llvm::toString(wide.takeError()));
-  if (std::string diff = compare(p, *wide, *ref); !diff.empty())
-    return fail(Outcome::Kind::Mismatch, "interpreter (64-bit class)", diff);
-  if (o.gpu64) {
-    auto gpu = launchOn(*o.gpu64, **prog, p, in);
-    if (!gpu)
-      return fail(Outcome::Kind::Gpu, "GPU (64-bit class)", llvm::toString(gpu.takeError()));
-    if (std::string diff = compare(p, *gpu, *ref); !diff.empty())
-      return fail(Outcome::Kind::Mismatch, "GPU (64-bit class)", diff);
-  }
+  if (!codegen(true, " (64-bit class)", false) ||
+      !agrees(Outcome::Kind::Interpret, "interpreter (64-bit class)",
+              interpretOn(**prog, p, in, false, true), nullptr) ||
+      (o.gpu64 && !agrees(Outcome::Kind::Gpu, "GPU (64-bit class)",
+                          launchOn(*o.gpu64, **prog, p, in), nullptr)))
+    return out;
   out.index64Ran = true;
   return out;
 }

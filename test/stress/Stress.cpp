@@ -21,10 +21,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/autotune/TuneDB.h"
-#include "runtime/cuda/Handles.h"
 #include "runtime/jit/Compiler.h"
 #include "runtime/jit/DiskCache.h"
 #include "runtime/jit/Runtime.h"
+#include "test/gpu/GpuUtil.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -101,44 +101,39 @@ public:
     if (!add && !softmax)
       return "";
     int64_t rows = add ? 1 : spec.dims.at("M"), cols = spec.dims.at("N");
-    size_t n = rows * cols;
-    std::uniform_real_distribution<float> u(-4, 4);
-    std::vector<float> x(n), y(n), z(n);
-    for (size_t i = 0; i < n; ++i) {
-      x[i] = u(rng);
-      y[i] = u(rng);
-    }
-    auto bx = cuda::DeviceBuffer::allocate(n * 4), by = cuda::DeviceBuffer::allocate(n * 4),
-         bz = cuda::DeviceBuffer::allocate(n * 4);
-    if (!bx || !by || !bz)
-      return "allocation failed";
-    if (llvm::Error e = bx->copyFromHost(x.data(), n * 4))
-      return llvm::toString(std::move(e));
-    if (llvm::Error e = by->copyFromHost(y.data(), n * 4))
-      return llvm::toString(std::move(e));
-    if (llvm::Error e = bz->fill(0xFF))
-      return llvm::toString(std::move(e));
     std::vector<int64_t> shape =
         add ? std::vector<int64_t>{cols} : std::vector<int64_t>{rows, cols};
-    std::vector<jit::Arg> args = {jit::TensorArg{bx->get(), DType::F32, shape, {}}};
+    testutil::HostTensor hx = testutil::HostTensor(DType::F32, shape).random(rng, -4, 4);
+    testutil::HostTensor hy = testutil::HostTensor(DType::F32, shape).random(rng, -4, 4);
+    auto x = gputest::DeviceTensor::upload(hx);
+    if (!x)
+      return llvm::toString(x.takeError());
+    auto y = gputest::DeviceTensor::upload(hy);
+    if (!y)
+      return llvm::toString(y.takeError());
+    auto z = gputest::DeviceTensor::poisoned(DType::F32, shape); // NaN: unwritten shows
+    if (!z)
+      return llvm::toString(z.takeError());
+    std::vector<jit::Arg> args = {x->arg()};
     if (add)
-      args.push_back(jit::TensorArg{by->get(), DType::F32, shape, {}});
-    args.push_back(jit::TensorArg{bz->get(), DType::F32, shape, {}});
+      args.push_back(y->arg());
+    args.push_back(z->arg());
     jit::LaunchOptions lo;
     lo.params = spec.params;
     auto info = rt->launch(prog, spec.kernel, args, lo);
     if (!info)
       return llvm::toString(info.takeError());
-    if (llvm::Error e = bz->copyToHost(z.data(), n * 4)) // synchronous
-      return llvm::toString(std::move(e));
+    auto out = z->download(); // synchronous
+    if (!out)
+      return llvm::toString(out.takeError());
     *ran = true;
     for (int64_t r = 0; r < rows; ++r) {
       double sum = 0;
       for (int64_t c = 0; c < cols; ++c) {
         size_t i = r * cols + c;
-        if (add && z[i] != x[i] + y[i])
+        if (add && out->v[i] != (double)((float)hx.v[i] + (float)hy.v[i]))
           return "vector_add: element " + std::to_string(i) + " is wrong";
-        sum += z[i];
+        sum += out->v[i];
       }
       if (softmax && !(std::fabs(sum - 1) < 1e-4))
         return "softmax: row " + std::to_string(r) + " sums to " + std::to_string(sum);
