@@ -429,6 +429,7 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
 include "TileSharedOps.td"
 include "TileSplitKOps.td"
 include "TileIndexedOps.td"
+include "TileScanOps.td"
 
 def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   let summary = "checks a condition in every element, reporting a failure (debugging)";

@@ -177,9 +177,10 @@ int64_t tessera::analysis::scratchBytes(Operation *op) {
     std::optional<SharedGeometry> g = scratchOf(cvt);
     return g ? g->bytes() : 0;
   }
-  if (isa<ScanOp, ReshapeOp, PermuteOp>(op)) {
+  if (isa<ScanOp, AssociativeScanOp, ReshapeOp, PermuteOp>(op)) {
     // The whole source tile, row-major, with one padding element after every
-    // 32 (ScratchTile.h in the conversion); a scan keeps 16-bit floats as f32.
+    // 32 (ScratchTile.h in the conversion); tile.scan keeps 16-bit floats as
+    // f32 (a combiner runs in the element type).
     auto t = cast<RankedTensorType>(op->getOperand(0).getType());
     int64_t n = t.getNumElements();
     Type elt = t.getElementType();

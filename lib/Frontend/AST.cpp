@@ -117,6 +117,11 @@ struct Printer {
     case ExprKind::List:
       o << "(list";
       break;
+    case ExprKind::Lambda:
+      o << "(lambda";
+      for (const LambdaParam &p : e.params)
+        o << " " << p.name;
+      break;
     }
     o << at(e.loc) << "\n";
     ++indent;

@@ -61,7 +61,21 @@ struct ValueType {
   }
 };
 
-enum class ExprKind { Int, Float, Bool, Str, Name, Unary, Binary, Call, Index, Attr, Method, List };
+enum class ExprKind {
+  Int,
+  Float,
+  Bool,
+  Str,
+  Name,
+  Unary,
+  Binary,
+  Call,
+  Index,
+  Attr,
+  Method,
+  List,
+  Lambda, // `(a, b) => body`: args[0] is the body, `params` the parameters
+};
 enum class BinOp { Add, Sub, Mul, Div, Mod, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
 enum class UnOp { Neg, Not };
 const char *binOpSpelling(BinOp op);
@@ -75,6 +89,13 @@ struct IndexItem {
   enum Kind { Colon, None, Expr } kind;
   SourceLoc loc;
   ExprPtr expr;
+};
+
+/// A parameter of a function literal `(a, b) => ...`.
+struct LambdaParam {
+  std::string name;
+  SourceLoc loc;
+  const Symbol *symbol = nullptr; // filled by Sema
 };
 
 struct KwArg {
@@ -96,7 +117,8 @@ struct Expr {
   std::vector<ExprPtr> args; // operands, call args, list items; base first for Index/Attr/Method
   std::vector<KwArg> kwargs;
   std::vector<IndexItem> index;
-  size_t endOffset = 0; // byte offset just past the expression (for print prefixes)
+  std::vector<LambdaParam> params; // Lambda
+  size_t endOffset = 0;            // byte offset just past the expression (for print prefixes)
   size_t beginOffset = 0;
   unsigned depth = 1; // height of the subtree (the parser bounds it)
 

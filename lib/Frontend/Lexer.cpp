@@ -80,6 +80,8 @@ const char *tessera::tokName(Tok k) {
     return "'.'";
   case Tok::Assign:
     return "'='";
+  case Tok::FatArrow:
+    return "'=>'";
   case Tok::Plus:
     return "'+'";
   case Tok::Minus:
@@ -318,7 +320,9 @@ Token Lexer::lexToken() {
     t.kind = Tok::Percent;
     break;
   case '=':
-    t.kind = two('=', Tok::EqEq, Tok::Assign);
+    t.kind = peek() == '>' ? Tok::FatArrow : two('=', Tok::EqEq, Tok::Assign);
+    if (t.kind == Tok::FatArrow)
+      advance();
     break;
   case '<':
     t.kind = two('=', Tok::Le, Tok::Lt);

@@ -293,6 +293,8 @@ ExprPtr Parser::parsePrimary() {
     return finish(std::move(e), begin);
   }
   case Tok::LParen: {
+    if (isLambda())
+      return parseLambda();
     consume();
     ExprPtr e = parseExpr();
     if (!e || !expect(Tok::RParen, "to close the parenthesis"))
@@ -321,4 +323,32 @@ ExprPtr Parser::parsePrimary() {
     error(t.loc, "expected an expression, found " + found());
     return nullptr;
   }
+}
+
+// `(` names separated by commas `)` `=>`: a function literal, not a parenthesis.
+bool Parser::isLambda() const {
+  size_t n = 1;
+  if (peekTok(n).kind == Tok::Ident)
+    while (peekTok(++n).kind == Tok::Comma && peekTok(n + 1).kind == Tok::Ident)
+      ++n;
+  return peekTok(n).kind == Tok::RParen && peekTok(n + 1).kind == Tok::FatArrow;
+}
+
+// `(a, b) => expr`, the combiner of scan(); Sema says where it may appear.
+ExprPtr Parser::parseLambda() {
+  size_t begin = pos_;
+  auto e = std::make_unique<Expr>(ExprKind::Lambda, consume().loc);
+  while (at(Tok::Ident)) {
+    e->params.push_back({tok().text, tok().loc});
+    consume();
+    if (!accept(Tok::Comma))
+      break;
+  }
+  expect(Tok::RParen, "to close the parameters");
+  e->loc = consume().loc; // '=>'
+  ExprPtr body = parseExpr();
+  if (!body)
+    return nullptr;
+  e->args.push_back(std::move(body));
+  return finish(std::move(e), begin);
 }

@@ -102,6 +102,8 @@ private:
   ExprPtr parsePostfix();
   ExprPtr parsePrimary();
   bool parseArgs(Expr &call);
+  bool isLambda() const;
+  ExprPtr parseLambda();
   ExprPtr finish(ExprPtr e, size_t beginTok);
 
   const SourceFile &file_;

@@ -26,7 +26,7 @@ bool tessera::isBuiltinFunction(llvm::StringRef n) {
       .Cases({"argmax", "argmin", "cumsum", "cummax", "cummin", "reshape", "permute"}, true)
       .Cases({"cdiv", "next_pow2", "print", "assert", "range"}, true)
       .Cases({"atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas"}, true)
-      .Cases({"multiple_of", "num_sms"}, true)
+      .Cases({"multiple_of", "num_sms", "scan"}, true)
       .Default(false);
 }
 
@@ -258,6 +258,8 @@ void Checker::checkCall(Expr &e) {
   if (!requireDevice(e))
     return;
 
+  if (fn == "scan")
+    return checkScan(e);
   if (fn == "program_id" || fn == "num_programs") {
     if (!checkArity(e, 1, 1))
       return;

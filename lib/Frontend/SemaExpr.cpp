@@ -106,6 +106,10 @@ void Checker::checkKind(Expr &e) {
   case ExprKind::List:
     error(e.loc, "a list is only allowed as the shape or coordinates argument of a built-in");
     return;
+  case ExprKind::Lambda:
+    error(e.start(), "a function literal is only allowed as the combiner of "
+                     "scan(x, axis, (a, b) => ...)");
+    return;
   }
 }
 

@@ -56,6 +56,8 @@ public:
   void checkMemoryCall(Expr &e);
   void checkElementAccess(Expr &e);
   void checkAtomicCall(Expr &e);
+  // scan(x, axis, (a, b) => ...) (SemaScan.cpp).
+  void checkScan(Expr &e);
   /// Types the subscript `t[i...]` of an element access; returns the access shape.
   std::optional<llvm::SmallVector<int64_t, 4>> checkSubscript(Expr &sub, llvm::StringRef fn);
   /// Gives two operands one element type by the literal rules; false after an error.

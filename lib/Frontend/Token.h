@@ -49,6 +49,7 @@ enum class Tok {
   Semi,
   Dot,
   Assign,
+  FatArrow, // => (a scan's combiner)
   Plus,
   Minus,
   Star,

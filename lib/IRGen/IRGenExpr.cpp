@@ -98,6 +98,7 @@ Value Emitter::emitExpr(const Expr &e) {
     return tile::ConvertOp::create(b_, l, t, x);
   }
   case ExprKind::List:
+  case ExprKind::Lambda: // only scan()'s combiner, emitted as its region
     return nullptr;
   }
   return nullptr;
@@ -406,6 +407,8 @@ Value Emitter::emitCall(const Expr &e) {
     int64_t axis = e.args.size() == 2 ? *e.args[1]->constant : 0;
     return emitArgReduce(e, arg(0), axis < 0 ? axis + rank : axis);
   }
+  if (fn == "scan")
+    return emitScan(e);
   bool scan = fn == "cumsum" || fn == "cummax" || fn == "cummin";
   bool reduction = (fn == "sum" || fn == "max" || fn == "min") && e.args[0]->type.isTile();
   if (reduction || scan) {
@@ -512,4 +515,23 @@ Value Emitter::emitArgReduce(const Expr &e, Value x, int64_t axis) {
   Value none = broadcastTo(arith::ConstantOp::create(b_, l, b_.getI32IntegerAttr(n)), shape, l);
   Value cand = arith::SelectOp::create(b_, l, hit, idx, none);
   return tile::ReduceOp::create(b_, l, reducedType(i32), tile::ReduceKind::min, cand, axis);
+}
+
+/// scan(x, axis, (a, b) => body): the body becomes the combiner region, its
+/// parameters the region's arguments.
+Value Emitter::emitScan(const Expr &e) {
+  Location l = loc(e.loc);
+  Value x = emitExpr(*e.args[0]);
+  int64_t rank = e.args[0]->type.shape.size();
+  int64_t axis = *e.args[1]->constant < 0 ? *e.args[1]->constant + rank : *e.args[1]->constant;
+  const Expr &f = *e.args[2];
+  auto scan = tile::AssociativeScanOp::create(b_, l, x.getType(), x, axis);
+  Type elt = cast<RankedTensorType>(x.getType()).getElementType();
+  OpBuilder::InsertionGuard guard(b_);
+  Block *body = b_.createBlock(&scan.getCombiner(), {}, {elt, elt},
+                               {loc(f.params[0].loc), loc(f.params[1].loc)});
+  for (auto [p, arg] : llvm::zip(f.params, body->getArguments()))
+    values_[p.symbol] = arg;
+  tile::CombinerYieldOp::create(b_, loc(f.loc), emitExpr(*f.args[0]));
+  return scan;
 }

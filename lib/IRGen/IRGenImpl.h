@@ -37,6 +37,7 @@ public:
   llvm::SmallVector<mlir::Value> blockIndices(mlir::ValueRange coords,
                                               llvm::ArrayRef<int64_t> shape, mlir::Location l);
   mlir::Value emitMath(const Expr &e, llvm::StringRef fn, mlir::Value x);
+  mlir::Value emitScan(const Expr &e);
   mlir::Value emitArgReduce(const Expr &e, mlir::Value x, int64_t axis);
   mlir::Value broadcastTo(mlir::Value v, llvm::ArrayRef<int64_t> shape, mlir::Location loc);
   /// A 1-D tile laid along `axis` of `shape` (unit axes elsewhere), broadcast to it.

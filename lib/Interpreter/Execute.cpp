@@ -456,6 +456,43 @@ bool call(const Body &b, Frame &f, llvm::ArrayRef<TileRef> vals, std::vector<Til
   return true;
 }
 
+/// tile.associative_scan: each line folded in order through the combiner
+/// (the running value first), one scalar call per element.
+bool scanWith(const Inst &inst, Frame &f) {
+  const Tile &src = f.in(inst, 0);
+  auto out = std::make_shared<Tile>(inst.ek, inst.shape);
+  auto [outer, inner, ext] = linesAlong(src, inst.a);
+  bool isF = isFloatEK(src.ek);
+  auto element = [&](int64_t idx) {
+    auto t = std::make_shared<Tile>(src.ek, llvm::ArrayRef<int64_t>{});
+    if (isF)
+      t->f[0] = src.f[idx];
+    else
+      t->i[0] = src.i[idx];
+    return t;
+  };
+  std::vector<TileRef> yields;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      int64_t first = o * ext * inner + in;
+      TileRef acc = element(first);
+      for (int64_t x = 0; x < ext; ++x) {
+        int64_t idx = first + x * inner;
+        if (x) {
+          if (!call(inst.bodies[0], f, {acc, element(idx)}, yields))
+            return false;
+          acc = yields[0];
+        }
+        if (isF)
+          out->f[idx] = acc->f[0];
+        else
+          out->i[idx] = acc->i[0];
+      }
+    }
+  f.set(inst, out);
+  return true;
+}
+
 bool control(const Inst &inst, Frame &f) {
   std::vector<TileRef> vals, next;
   if (inst.code == Code::For) {
@@ -625,6 +662,10 @@ bool exec(const Body &body, Frame &f) {
     case Code::If:
     case Code::While:
       if (!control(inst, f))
+        return false;
+      break;
+    case Code::ScanWith:
+      if (!scanWith(inst, f))
         return false;
       break;
     default: {

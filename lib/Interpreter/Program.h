@@ -72,6 +72,7 @@ enum class Code : uint16_t {
   Dot,
   Reduce,
   Scan,
+  ScanWith, // tile.associative_scan: bodies[0] is the combiner
   Print,
   Assert,
   For,
@@ -151,7 +152,7 @@ struct Inst {
   llvm::SmallVector<int64_t, 4> dims;    // Permute: the source axis of each result axis
   TileRef cst;                           // Const
   std::string text;                      // Print prefix
-  std::vector<Body> bodies;              // For: body; If: then, else; While: before, after
+  std::vector<Body> bodies; // For: body; If: then, else; While: before, after; ScanWith: combiner
 };
 
 struct Body {

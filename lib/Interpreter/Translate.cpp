@@ -357,6 +357,11 @@ private:
           inst.b = (int64_t)r.getKind();
           return success();
         })
+        .Case([&](tile::AssociativeScanOp s) -> LogicalResult {
+          inst.code = Code::ScanWith;
+          inst.a = s.getAxis();
+          return region(s.getCombiner(), inst);
+        })
         .Case([&](tile::AssertOp a) {
           inst.code = Code::Assert;
           inst.text = "assertion failed in kernel '" + kernel_.getSymName().str() +

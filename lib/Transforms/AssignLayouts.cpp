@@ -293,10 +293,10 @@ LogicalResult Assigner::visit(Operation *op) {
       setLayout(red.getResult(), SliceLayoutAttr::get(ctx_, red.getAxis(), src));
     return success();
   }
-  if (auto scan = dyn_cast<ScanOp>(op)) {
+  if (isa<ScanOp, AssociativeScanOp>(op)) {
     // A scan runs through shared memory from any layout Distribution
     // describes (blocked, mma and their slices); its result keeps the layout.
-    setLayout(scan.getResult(), requireDistributed(op, 0));
+    setLayout(op->getResult(0), requireDistributed(op, 0));
     return success();
   }
   if (isa<ReshapeOp, PermuteOp>(op)) {

@@ -3,18 +3,119 @@
 // test/programs/scan.tile against float64 prefix scans: f32 rows with ragged
 // widths and NaNs (cummax/cummin propagate them from where they appear), at
 // 1, 4 and 16 rows per program; i32 columns whose sums wrap; a row of 48
-// (padded to 64); long bf16 rows.
+// (padded to 64); long bf16 rows. test/programs/scan_with.tile (scans with a
+// combiner of the program's own) against the same folds in float64 or int64.
 //
 //===----------------------------------------------------------------------===//
 #include "test/common/Cases.h"
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 
 using namespace tessera;
 using namespace tessera::testutil;
 
 namespace {
+
+/// Folds each line of an [m, n] tensor (rows, or columns when `cols`) in order
+/// with `f`, the running value first.
+std::vector<double> fold(const HostTensor &x, int64_t m, int64_t n, bool cols,
+                         const std::function<double(double, double)> &f) {
+  std::vector<double> out(m * n);
+  int64_t lines = cols ? n : m, len = cols ? m : n;
+  for (int64_t l = 0; l < lines; ++l) {
+    double acc = 0;
+    for (int64_t j = 0; j < len; ++j) {
+      int64_t idx = cols ? j * n + l : l * n + j;
+      acc = j ? f(acc, x.v[idx]) : x.v[idx];
+      out[idx] = acc;
+    }
+  }
+  return out;
+}
+
+void addScanWithCases(std::vector<ProgramCase> &out, std::mt19937 &rng) {
+  const std::string file = "test/programs/scan_with.tile";
+  for (auto [m, n, bm] :
+       {std::tuple<int64_t, int64_t, int64_t>{37, 100, 4}, {5, 1000, 1}, {16, 7, 4}}) {
+    ProgramCase c{"cumprod_m" + std::to_string(m) + "_n" + std::to_string(n) + "_bm" +
+                      std::to_string(bm),
+                  file, "cumprod"};
+    c.params = {{"BM", bm}};
+    c.args = {in("x", rnd(rng, DType::F32, {m, n}, 0.97, 1.03)), output("out", DType::F32, {m, n})};
+    c.check = [=](const std::vector<CaseArg> &a) {
+      return closeTo("out", a[1].t, fold(a[0].t, m, n, false, std::multiplies<double>()), 1e-6,
+                     1e-4);
+    };
+    out.push_back(std::move(c));
+  }
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{9, 100}, {3, 2000}, {4, 1}}) {
+    ProgramCase c{"fill_and_cap_m" + std::to_string(m) + "_n" + std::to_string(n), file,
+                  "fill_and_cap"};
+    HostTensor x = ints(rng, DType::I32, {m, n}, -50, 50);
+    for (double &v : x.v) // mostly zeros: the fill has gaps to fill
+      if ((int64_t)v % 3 != 0)
+        v = 0;
+    const double cap = 500;
+    c.args = {in("x", x), output("fill", DType::I32, {m, n}), output("sat", DType::I32, {m, n}),
+              scalar("cap", cap)};
+    exact(c, {1, 2});
+    c.check = [=](const std::vector<CaseArg> &a) {
+      HostTensor mag = a[0].t;
+      for (double &v : mag.v)
+        v = std::fabs(v);
+      return closeTo("fill", a[1].t,
+                     fold(a[0].t, m, n, false, [](double p, double v) { return v != 0 ? v : p; }),
+                     0, 0) +
+             closeTo(
+                 "sat", a[2].t,
+                 fold(mag, m, n, false, [&](double p, double v) { return std::min(p + v, cap); }),
+                 0, 0);
+    };
+    out.push_back(std::move(c));
+  }
+  for (auto [m, n, bn] : {std::tuple<int64_t, int64_t, int64_t>{100, 37, 8}, {33, 64, 32}}) {
+    ProgramCase c{"largest_m" + std::to_string(m) + "_n" + std::to_string(n), file, "largest"};
+    c.params = {{"BN", bn}};
+    HostTensor x = ints(rng, DType::BF16, {m, n}, -8, 8); // ties in magnitude are common
+    c.args = {in("x", x), output("out", DType::BF16, {m, n})};
+    exact(c, {1});
+    c.check = [=](const std::vector<CaseArg> &a) {
+      return closeTo("out", a[1].t,
+                     fold(a[0].t, m, n, true,
+                          [](double p, double v) { return std::fabs(v) > std::fabs(p) ? v : p; }),
+                     0, 0);
+    };
+    out.push_back(std::move(c));
+  }
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{6, 300}, {2, 1024}}) {
+    ProgramCase c{"logcumsumexp_m" + std::to_string(m) + "_n" + std::to_string(n), file,
+                  "logcumsumexp"};
+    c.args = {in("x", rnd(rng, DType::F32, {m, n}, -5, 5)), output("out", DType::F32, {m, n})};
+    c.check = [=](const std::vector<CaseArg> &a) {
+      return closeTo("out", a[1].t,
+                     fold(a[0].t, m, n, false,
+                          [](double p, double v) {
+                            return std::max(p, v) + std::log1p(std::exp(-std::fabs(p - v)));
+                          }),
+                     1e-4, 1e-5);
+    };
+    out.push_back(std::move(c));
+  }
+  for (int64_t n : {200, 1000}) {
+    ProgramCase c{"int_product_n" + std::to_string(n), file, "int_product"};
+    HostTensor x = ints(rng, DType::I64, {n}, -1, 1);
+    for (size_t i = 0; i < x.v.size(); ++i) // +-1 with a few 2s: products stay below 2^53
+      x.v[i] = i % 50 == 7 ? 2 : x.v[i] == 0 ? 1 : x.v[i];
+    c.args = {in("x", x), output("out", DType::I64, {n})};
+    exact(c, {1});
+    c.check = [=](const std::vector<CaseArg> &a) {
+      return closeTo("out", a[1].t, fold(a[0].t, 1, n, false, std::multiplies<double>()), 0, 0);
+    };
+    out.push_back(std::move(c));
+  }
+}
 
 /// The inclusive scan of each row of an [m, n] tensor (every element of a
 /// row after a NaN is NaN for max and min).
@@ -104,4 +205,5 @@ void tessera::testutil::addScanCases(std::vector<ProgramCase> &out, std::mt19937
     };
     out.push_back(std::move(c));
   }
+  addScanWithCases(out, rng);
 }

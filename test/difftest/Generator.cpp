@@ -332,7 +332,13 @@ ExprP Gen::tryExpr(Ty ty, int depth, bool exact) {
     return finish(r);
   }
   if (c == 1 && ty.sh != Shape::Scalar && !(exact && fl)) {
-    std::string kind = pick(std::vector<std::string>{"cumsum", "cummax", "cummin"});
+    // The fixed scans, or scan() with a combiner (scanCombiner() in Program.h):
+    // exact ones only, so the GPU's association order cannot matter.
+    std::vector<std::string> kinds = {"cumsum",   "cummax",    "cummin",
+                                      "scan:max", "scan:fill", "scan:largest"};
+    if (in)
+      kinds.push_back("scan:sum");
+    std::string kind = pick(kinds);
     int axis = ty.sh == Shape::Full || ty.sh == Shape::FullT ? (int)uniform(0, 1) : 0;
     ExprP s = expr(ty, d, exact);
     if (!s)

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "test/difftest/Program.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -29,6 +31,14 @@ double epsOf(DType dt) {
   default:
     return 0;
   }
+}
+
+std::string scanCombiner(llvm::StringRef kind) {
+  return llvm::StringSwitch<std::string>(kind)
+      .Case("scan:max", "max(a, b)")
+      .Case("scan:fill", "where(b != 0, b, a)") // the last non-zero so far
+      .Case("scan:largest", "where(abs(b) > abs(a), b, a)")
+      .Default("a + b"); // scan:sum
 }
 
 namespace {
@@ -117,6 +127,9 @@ std::string printExpr(const Expr &e) {
   case Op::Reduce:
   case Op::ArgReduce:
   case Op::Scan:
+    if (llvm::StringRef(e.text).starts_with("scan:"))
+      return "scan(" + k(0) + ", " + std::to_string(e.axis) + ", (a, b) => " +
+             scanCombiner(e.text) + ")";
     return e.text + "(" + k(0) + ", " + std::to_string(e.axis) + ")";
   case Op::Dot:
     return "dot(" + k(0) + ", " + k(1) + ", " + k(2) + ")";
@@ -381,7 +394,7 @@ public:
     case Op::Reduce:
     case Op::Scan: {
       double n = (double)e.extent;
-      if (e.text == "sum" || e.text == "cumsum") {
+      if (e.text == "sum" || e.text == "cumsum" || e.text == "scan:sum") {
         e.mag = n * K(0).mag;
         double steps = std::min(n, 64.0) + std::ceil(std::log2(n)) + 2;
         e.err = n * K(0).err + steps * 2 * eps * e.mag;

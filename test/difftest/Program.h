@@ -18,6 +18,8 @@
 
 #include "lib/Support/DType.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -168,6 +170,10 @@ bool analyzeExpr(Expr &e, const std::map<std::string, Bounds> &env);
 /// `names` (when given) receives the bounds of every name after the body
 /// (a var's over any trips of its loops and either branch of its ifs).
 bool analyze(Program &p, std::map<std::string, Bounds> *names = nullptr);
+
+/// The body of the combiner of a scan() node ("scan:max" -> "max(a, b)"),
+/// over its parameters `a` (the prefix so far) and `b`.
+std::string scanCombiner(llvm::StringRef kind);
 
 /// Machine epsilon of a float type (half an ulp at 1); 0 for integers.
 double epsOf(DType dt);

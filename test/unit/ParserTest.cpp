@@ -77,6 +77,25 @@ TEST(Parser, PostfixChain) {
   EXPECT_EQ(e.args[0]->args[0]->index.size(), 2u);
 }
 
+TEST(Parser, FunctionLiteralsAndParentheses) {
+  // `(names) =>` starts a function literal; `(a, b)` without `=>` stays an
+  // error, `(a)` a parenthesis.
+  Parsed p = parse("kernel k() { let s = scan(t, 0, (a, b) => (a) * b + 1); }");
+  ASSERT_EQ(p.errors, "");
+  const Expr &call = *p.module->kernels[0]->body[0]->value;
+  ASSERT_EQ(call.args.size(), 3u);
+  const Expr &f = *call.args[2];
+  ASSERT_EQ(f.kind, ExprKind::Lambda);
+  ASSERT_EQ(f.params.size(), 2u);
+  EXPECT_EQ(f.params[0].name, "a");
+  EXPECT_EQ(f.params[1].name, "b");
+  EXPECT_EQ(f.args[0]->binOp, BinOp::Add);
+  EXPECT_EQ(f.args[0]->args[0]->args[0]->kind, ExprKind::Name); // (a): a parenthesis
+  EXPECT_NE(parse("kernel k() { let s = (a, b); }").errors, "");
+  Parsed none = parse("kernel k() { let s = scan(t, 0, () => 1); }");
+  EXPECT_EQ(none.errors, "");
+}
+
 TEST(Parser, StatementsAndElseIf) {
   Parsed p = parse(R"(kernel k(n: i32) {
     var s = 0;

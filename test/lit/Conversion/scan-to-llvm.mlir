@@ -77,3 +77,37 @@ tile.kernel @half(%x: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : i
   tile.store %x[%c0, %c0], %s : !tile.tensor<?x?xbf16>, tensor<4x64xbf16, #blocked>
   tile.return
 }
+
+// -----
+
+// A combiner region is cloned at every combining step, with the running
+// value first: in each chunk, across the lanes (the shuffled earlier total
+// first) and when each chunk takes the total before it. A captured scalar
+// (%cap) is used as it is. No widening: i32 in, i32 in the scratch.
+// CHECK-LABEL: llvm.func @combined
+// CHECK-SAME: %[[CAP:[a-z0-9]+]]: i32) attributes
+// CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK: %[[LT:.*]] = llvm.icmp "slt" %[[S:.*]], %[[CAP]] : i32
+// CHECK-NEXT: llvm.select %[[LT]], %[[S]], %[[CAP]] : i1, i32
+// CHECK: %[[UP:.*]] = nvvm.shfl.sync up %{{.*}}, %[[TOT:.*]], %{{.*}}, %{{.*}} : i32 -> i32
+// CHECK-NEXT: %[[S2:.*]] = llvm.add %[[UP]], %[[TOT]] : i32
+// CHECK-NEXT: %[[LT2:.*]] = llvm.icmp "slt" %[[S2]], %[[CAP]] : i32
+// CHECK: nvvm.barrier0
+#blocked = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+tile.kernel @combined(%x: !tile.tensor<?xi32>, %cap: i32) attributes {tile.num_warps = 4 : i64, tile.shared_bytes = 1056 : i64} grid {
+^bb0(%a: !tile.tensor<?xi32>, %b: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %x[%c0] : !tile.tensor<?xi32> -> tensor<256xi32, #blocked>
+  %s = tile.associative_scan %t axis 0 {tile.scratch_offset = 0 : i64} : tensor<256xi32, #blocked> {
+  ^bb0(%l: i32, %r: i32):
+    %sum = arith.addi %l, %r : i32
+    %m = arith.minsi %sum, %cap : i32
+    tile.combiner_yield %m : i32
+  }
+  tile.store %x[%c0], %s : !tile.tensor<?xi32>, tensor<256xi32, #blocked>
+  tile.return
+}

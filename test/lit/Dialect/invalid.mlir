@@ -97,6 +97,72 @@ func.func @f(%a: tensor<16xi1>) {
 
 // -----
 
+func.func @f(%a: tensor<16x8xf32>) {
+  // expected-error @+1 {{'tile.associative_scan' op axis -1 is out of range for rank 2}}
+  %r = tile.associative_scan %a axis -1 : tensor<16x8xf32> {
+  ^bb0(%x: f32, %y: f32):
+    tile.combiner_yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16xi32>) {
+  // expected-error @+1 {{'tile.associative_scan' op combiner must take two 'i32' arguments}}
+  %r = tile.associative_scan %a axis 0 : tensor<16xi32> {
+  ^bb0(%x: i32, %y: i64):
+    tile.combiner_yield %x : i32
+  }
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16xf32>) {
+  %r = tile.associative_scan %a axis 0 : tensor<16xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %h = arith.truncf %x : f32 to f16
+    // expected-error @+1 {{'tile.combiner_yield' op yields 'f16', the scan needs 'f32'}}
+    tile.combiner_yield %h : f16
+  }
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16xf32>, %t: !tile.tensor<?xf32>) {
+  %r = tile.associative_scan %a axis 0 : tensor<16xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %c0 = arith.constant 0 : i32
+    // expected-error @+1 {{'tile.load' op cannot be part of a scan's combiner: a combiner holds scalar ops without memory effects or regions}}
+    %v = tile.load %t[%c0] : !tile.tensor<?xf32> -> f32
+    tile.combiner_yield %v : f32
+  }
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16xf32>) {
+  %r = tile.associative_scan %a axis 0 : tensor<16xf32> {
+  ^bb0(%x: f32, %y: f32):
+    // expected-error @+1 {{'tile.splat' op cannot be part of a scan's combiner: a combiner works on scalars, not tiles}}
+    %s = tile.splat %x : tensor<4xf32>
+    tile.combiner_yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @f(%x: f32) {
+  // expected-error @+1 {{'tile.combiner_yield' op expects parent op 'tile.associative_scan'}}
+  tile.combiner_yield %x : f32
+}
+
+// -----
+
 func.func @f(%a: tensor<16x4xf32>) {
   // expected-error @+1 {{'tile.broadcast' op cannot broadcast [16, 4] to [16, 8]}}
   %r = tile.broadcast %a : tensor<16x4xf32> -> tensor<16x8xf32>

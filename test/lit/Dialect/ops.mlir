@@ -75,6 +75,12 @@ tile.kernel @shapes(%s: f32, %hx: !tile.tensor<?x?xf16>) grid {
 // CHECK: tile.reduce min %{{.*}} axis 0 : tensor<64x16xf32> -> tensor<16xf32>
 // CHECK: tile.scan sum %{{.*}} axis 1 : tensor<64x16xf32>
 // CHECK: tile.scan max %{{.*}} axis 0 : tensor<64x16xf32>
+// CHECK: tile.associative_scan %{{.*}} axis 1 : tensor<64x16xf32> {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32):
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[Q:.*]] = arith.addf %[[P]], %{{.*}} : f32
+// CHECK-NEXT: tile.combiner_yield %[[Q]] : f32
+// CHECK-NEXT: }
 // CHECK: tile.reshape %{{.*}} : tensor<64x16xf32> -> tensor<4x16x16xf32>
 // CHECK: tile.permute %{{.*}} [2, 0, 1] : tensor<4x16x16xf32> -> tensor<16x4x16xf32>
 tile.kernel @compute(%a: !tile.tensor<?x?xbf16>, %bx: !tile.tensor<32x16xbf16>, %n: i32) grid {
@@ -96,6 +102,12 @@ tile.kernel @compute(%a: !tile.tensor<?x?xbf16>, %bx: !tile.tensor<32x16xbf16>, 
   %mn = tile.reduce min %res axis 0 : tensor<64x16xf32> -> tensor<16xf32>
   %cs = tile.scan sum %res axis 1 : tensor<64x16xf32>
   %cm = tile.scan max %res axis 0 : tensor<64x16xf32>
+  %ca = tile.associative_scan %res axis 1 : tensor<64x16xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %p = arith.mulf %l, %r : f32
+    %q = arith.addf %p, %s : f32
+    tile.combiner_yield %q : f32
+  }
   %r3 = tile.reshape %res : tensor<64x16xf32> -> tensor<4x16x16xf32>
   %p3 = tile.permute %r3 [2, 0, 1] : tensor<4x16x16xf32> -> tensor<16x4x16xf32>
   tile.return
