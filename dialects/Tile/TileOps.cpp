@@ -33,7 +33,7 @@ std::string shapeStr(ArrayRef<int64_t> s) {
   return out + "]";
 }
 bool isLanguageElement(Type t) {
-  return t.isF16() || t.isBF16() || t.isF32() || t.isInteger(1) || t.isInteger(32) ||
+  return t.isF16() || t.isBF16() || t.isF32() || t.isF64() || t.isInteger(1) || t.isInteger(32) ||
          t.isInteger(64);
 }
 

@@ -123,7 +123,7 @@ bool Parser::parseParam(Kernel &k) {
         return true;
       }
       error(tok().loc, "unknown element type '" + tok().text +
-                           "'; expected one of f32, f16, bf16, i32, i64, bool");
+                           "'; expected one of f32, f16, bf16, f64, i32, i64, bool");
       return false;
     }
     error(tok().loc, "expected an element type, found " + found());

@@ -359,7 +359,7 @@ void Checker::checkCall(Expr &e) {
                        b.type.str() + "; convert one with .to(...)");
       return;
     }
-    if (!isFloat(a.type.dtype)) {
+    if (!isFloat(a.type.dtype) || a.type.dtype == DType::F64) {
       error(a.loc, "dot() supports f16, bf16 and f32 tiles, got " + a.type.str());
       return;
     }
@@ -372,7 +372,8 @@ void Checker::checkCall(Expr &e) {
     ValueType result = ValueType::tile(DType::F32, out);
     if (e.args.size() == 3) {
       Expr &acc = *e.args[2];
-      if (acc.type.shape != llvm::ArrayRef<int64_t>(out) || !isFloat(acc.type.dtype)) {
+      if (acc.type.shape != llvm::ArrayRef<int64_t>(out) || !isFloat(acc.type.dtype) ||
+          acc.type.dtype == DType::F64) {
         error(acc.loc, "the accumulator of dot() must be a float tile of shape " + shapeStr(out) +
                            ", got " + acc.type.str());
         return;
@@ -450,6 +451,11 @@ void Checker::checkCall(Expr &e) {
       }
       if (!retype(x, DType::F32))
         return;
+    } else if (x.type.dtype == DType::F64 && fn != "sqrt") {
+      // The GPU code has f32 approximations of these (MathToNVVM) and no f64 ones.
+      error(x.start(), fn + "() of f64 is not supported (f64 has +, -, *, /, %, sqrt, abs, "
+                            "comparisons, reductions and scans); convert it with .to(f32)");
+      return;
     }
     e.type = ValueType::tile(x.type.dtype, x.type.shape);
     return;

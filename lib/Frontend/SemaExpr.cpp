@@ -615,6 +615,6 @@ std::optional<DType> Checker::dtypeArg(Expr &e) {
   if (e.kind == ExprKind::Name)
     if (auto t = parseDType(e.name))
       return t;
-  error(e.loc, "expected an element type (f32, f16, bf16, i32, i64 or bool)");
+  error(e.loc, "expected an element type (f32, f16, bf16, f64, i32, i64 or bool)");
   return std::nullopt;
 }

@@ -1,8 +1,8 @@
 //===- Elementwise.cpp - element-wise ops, conversions, printing ----------===//
 //
 // The element-level semantics of arith and math ops as the GPU code has them:
-// float ops in float, rounded to f16/bf16 (nearest even) when that is the
-// result type; integer ops wrap at their width; shifts clamp the amount as PTX
+// float ops in float (f64 ops in double), rounded to f16/bf16 (nearest even)
+// when that is the result type; integer ops wrap at their width; shifts clamp the amount as PTX
 // does; integer division by zero is a fault. Conversions follow tile.convert:
 // float to integer truncates toward zero, saturating, NaN to 0.
 //
@@ -64,12 +64,14 @@ float tessera::interp::roundToBFloat(float v) {
   return llvm::bit_cast<float>(x & 0xFFFF0000);
 }
 
-float tessera::interp::roundF(EK k, float v) {
+double tessera::interp::roundF(EK k, double v) {
   switch (k) {
+  case EK::F32:
+    return (float)v;
   case EK::F16:
-    return roundToHalf(v);
+    return roundToHalf((float)v);
   case EK::BF16:
-    return roundToBFloat(v);
+    return roundToBFloat((float)v);
   default:
     return v;
   }
@@ -97,22 +99,22 @@ uint64_t unsignedOf(EK k, int64_t v) {
   return k == EK::I64 ? (uint64_t)v : (uint64_t)v & ((1ull << widthOf(k)) - 1);
 }
 
-float maximumF(float x, float y) {
+template <typename T> T maximumF(T x, T y) {
   if (std::isnan(x) || std::isnan(y))
-    return std::numeric_limits<float>::quiet_NaN();
+    return std::numeric_limits<T>::quiet_NaN();
   if (x == y)
     return std::signbit(x) ? y : x;
   return x > y ? x : y;
 }
-float minimumF(float x, float y) {
+template <typename T> T minimumF(T x, T y) {
   if (std::isnan(x) || std::isnan(y))
-    return std::numeric_limits<float>::quiet_NaN();
+    return std::numeric_limits<T>::quiet_NaN();
   if (x == y)
     return std::signbit(x) ? x : y;
   return x < y ? x : y;
 }
 
-bool cmpF(int64_t pred, float x, float y) {
+bool cmpF(int64_t pred, double x, double y) {
   bool unordered = std::isnan(x) || std::isnan(y);
   switch ((CmpFPredicate)pred) {
   case CmpFPredicate::AlwaysFalse:
@@ -264,7 +266,8 @@ bool binI(Code c, EK k, int64_t x, int64_t y, int64_t &r) {
   return true;
 }
 
-float unF(Code c, float x) {
+/// A unary float op in T: float for f32, f16 and bf16 (rounded after), double for f64.
+template <typename T> T unF(Code c, T x) {
   switch (c) {
   case Code::NegF:
     return -x;
@@ -283,7 +286,7 @@ float unF(Code c, float x) {
   case Code::Sqrt:
     return std::sqrt(x);
   case Code::Rsqrt:
-    return 1.0f / std::sqrt(x);
+    return T(1) / std::sqrt(x);
   case Code::AbsF:
     return std::fabs(x);
   case Code::Tanh:
@@ -309,7 +312,7 @@ float unF(Code c, float x) {
   }
 }
 
-float binF(Code c, float x, float y) {
+template <typename T> T binF(Code c, T x, T y) {
   switch (c) {
   case Code::AddF:
     return x + y;
@@ -358,9 +361,12 @@ TileRef tessera::interp::evalElementwise(const Inst &inst, llvm::ArrayRef<const 
     }
     return out;
   }
+  bool wide = k == EK::F64;
   if (c == Code::Fma) {
     for (int64_t e = 0; e < n; ++e)
-      out->f[e] = roundF(k, std::fma(ins[0]->f[e], ins[1]->f[e], ins[2]->f[e]));
+      out->f[e] =
+          wide ? std::fma(ins[0]->f[e], ins[1]->f[e], ins[2]->f[e])
+               : roundF(k, std::fma((float)ins[0]->f[e], (float)ins[1]->f[e], (float)ins[2]->f[e]));
     return out;
   }
   if (c == Code::CmpF) {
@@ -376,7 +382,8 @@ TileRef tessera::interp::evalElementwise(const Inst &inst, llvm::ArrayRef<const 
   }
   if (c >= Code::AddF && c <= Code::Atan2) {
     for (int64_t e = 0; e < n; ++e)
-      out->f[e] = binF(c, ins[0]->f[e], ins[1]->f[e]);
+      out->f[e] = wide ? binF<double>(c, ins[0]->f[e], ins[1]->f[e])
+                       : binF<float>(c, (float)ins[0]->f[e], (float)ins[1]->f[e]);
   } else if (c >= Code::AddI && c <= Code::ShRUI) {
     for (int64_t e = 0; e < n; ++e)
       if (!binI(c, k, ins[0]->i[e], ins[1]->i[e], out->i[e])) {
@@ -399,10 +406,10 @@ TileRef tessera::interp::evalElementwise(const Inst &inst, llvm::ArrayRef<const 
     return out;
   } else {
     for (int64_t e = 0; e < n; ++e)
-      out->f[e] = unF(c, ins[0]->f[e]);
+      out->f[e] = wide ? unF<double>(c, ins[0]->f[e]) : unF<float>(c, (float)ins[0]->f[e]);
   }
   if (k == EK::F16 || k == EK::BF16)
-    for (float &v : out->f)
+    for (double &v : out->f)
       v = roundF(k, v);
   return out;
 }
@@ -433,9 +440,11 @@ int64_t floatToInt(double v, EK to, bool isUnsigned) {
   return wrapI(EK::I32, (int64_t)v);
 }
 
-float intToFloat(int64_t v, EK from, bool isUnsigned, EK to) {
+double intToFloat(int64_t v, EK from, bool isUnsigned, EK to) {
   if (from == EK::I1)
-    return (float)(v & 1);
+    return (double)(v & 1);
+  if (to == EK::F64) // one rounding, at most
+    return isUnsigned ? (double)unsignedOf(from, v) : (double)v;
   bool big = isUnsigned ? unsignedOf(from, v) >= (1u << 24) : (v >= (1 << 24) || v <= -(1 << 24));
   if (to == EK::F32 || !big)
     return roundF(to, isUnsigned ? (float)unsignedOf(from, v) : (float)v);
@@ -450,6 +459,18 @@ float intToFloat(int64_t v, EK from, bool isUnsigned, EK to) {
 
 } // namespace
 
+namespace {
+/// An f64 value as f16 or bf16, rounded once (not through f32).
+double narrowF64(EK to, double v) {
+  llvm::APFloat f(v);
+  bool lost;
+  f.convert(to == EK::F16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(),
+            llvm::APFloat::rmNearestTiesToEven, &lost);
+  f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  return f.convertToDouble();
+}
+} // namespace
+
 TileRef tessera::interp::evalConvert(const Inst &inst, const Tile &src) {
   auto out = std::make_shared<Tile>(inst.ek, inst.shape);
   int64_t n = out->size();
@@ -457,8 +478,10 @@ TileRef tessera::interp::evalConvert(const Inst &inst, const Tile &src) {
   bool isUnsigned = inst.b == 1, bitTrunc = inst.b == 2;
   for (int64_t e = 0; e < n; ++e) {
     if (isFloatEK(from)) {
-      float v = src.f[e];
-      if (isFloatEK(to))
+      double v = src.f[e];
+      if (from == EK::F64 && (to == EK::F16 || to == EK::BF16))
+        out->f[e] = narrowF64(to, v);
+      else if (isFloatEK(to))
         out->f[e] = roundF(to, v);
       else if (to == EK::I1)
         out->i[e] = v != 0;

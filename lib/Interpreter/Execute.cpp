@@ -57,9 +57,14 @@ llvm::SmallVector<int64_t, 4> stridesOf(const Arg &a) {
   return s;
 }
 
-float readFloat(const Arg &a, int64_t off) {
+double readFloat(const Arg &a, int64_t off) {
   const char *p = (const char *)a.data;
   switch (a.dtype) {
+  case DType::F64: {
+    double d;
+    std::memcpy(&d, p + off * 8, 8);
+    return d;
+  }
   case DType::F32: {
     float f;
     std::memcpy(&f, p + off * 4, 4);
@@ -100,19 +105,22 @@ int64_t readInt(const Arg &a, int64_t off) {
 void writeElement(const Arg &a, int64_t off, const Tile &t, int64_t e) {
   char *p = (char *)a.data;
   switch (a.dtype) {
+  case DType::F64:
+    std::memcpy(p + off * 8, &t.f[e], 8);
+    break;
   case DType::F32: {
-    float f = t.f[e];
+    float f = (float)t.f[e];
     std::memcpy(p + off * 4, &f, 4);
     break;
   }
   case DType::F16: {
-    uint16_t h = floatToHalfBits(t.f[e]);
+    uint16_t h = floatToHalfBits((float)t.f[e]);
     std::memcpy(p + off * 2, &h, 2);
     break;
   }
   case DType::BF16: {
     uint32_t u;
-    float f = roundToBFloat(t.f[e]);
+    float f = roundToBFloat((float)t.f[e]);
     std::memcpy(&u, &f, 4);
     uint16_t h = (uint16_t)(u >> 16);
     std::memcpy(p + off * 2, &h, 2);
@@ -264,11 +272,11 @@ TileRef atomic(const Inst &inst, const Frame &f, bool cas) {
     if (off < 0)
       return;
     if (fl) {
-      float old = readFloat(a, off), x = v.f[e];
+      float old = (float)readFloat(a, off), x = (float)v.f[e];
       out->f[e] = old;
       if (cas) {
         uint32_t ob, cb;
-        float c = cmp->f[e];
+        float c = (float)cmp->f[e];
         std::memcpy(&ob, &old, 4);
         std::memcpy(&cb, &c, 4);
         if (ob != cb)
@@ -312,12 +320,12 @@ TileRef dot(const Inst &inst, const Tile &a, const Tile &b, const Tile &acc) {
       row[j] = acc.f[i * n + j];
     for (int64_t p = 0; p < kk; ++p) {
       double av = a.f[i * kk + p];
-      const float *brow = &b.f[p * n];
+      const double *brow = &b.f[p * n];
       for (int64_t j = 0; j < n; ++j)
         row[j] += av * brow[j];
     }
     for (int64_t j = 0; j < n; ++j)
-      out->f[i * n + j] = roundF(inst.ek, (float)row[j]);
+      out->f[i * n + j] = roundF(inst.ek, row[j]);
   }
   return out;
 }
@@ -363,7 +371,7 @@ TileRef reduce(const Inst &inst, const Tile &src) {
           else
             acc = kind == mlir::tile::ReduceKind::max ? std::max(acc, v) : std::min(acc, v);
         }
-        out->f[o * inner + in] = roundF(inst.ek, (float)acc);
+        out->f[o * inner + in] = roundF(inst.ek, acc);
       } else {
         int64_t acc = kind == mlir::tile::ReduceKind::sum ? 0 : src.i[first];
         for (int64_t x = 0; x < ext; ++x)
@@ -397,7 +405,7 @@ TileRef scan(const Inst &inst, const Tile &src) {
             acc = !x                                    ? v
                   : kind == mlir::tile::ReduceKind::max ? std::max(acc, v)
                                                         : std::min(acc, v);
-          out->f[first + x * inner] = roundF(inst.ek, (float)acc);
+          out->f[first + x * inner] = roundF(inst.ek, acc);
         }
       } else {
         int64_t acc = 0;
@@ -714,7 +722,7 @@ mlir::LogicalResult tessera::interp::run(mlir::tile::KernelOp kernel, llvm::Arra
       EK ek = k->argKinds[i];
       auto t = std::make_shared<Tile>(ek, llvm::ArrayRef<int64_t>{});
       if (isFloatEK(ek))
-        t->f[0] = roundF(ek, (float)arg.scalar);
+        t->f[0] = roundF(ek, arg.scalar);
       else
         t->i[0] = ek == EK::I1 ? arg.scalar != 0 : wrapI(ek, (int64_t)arg.scalar);
       f.slots[k->body.args[i]] = t;

@@ -3,7 +3,7 @@
 // A tile.kernel translated for execution: every SSA value becomes a slot, every
 // op an Inst with its shapes, attributes and constants decoded, every region a
 // Body. Values are Tiles: a shape (empty for a scalar) and elements, floats as
-// float (f16/bf16 values already rounded) and integers and bools as int64_t
+// double (f32/f16/bf16 values already rounded to their type) and integers and bools as int64_t
 // (i32 values kept in the i32 range). Internal to lib/Interpreter.
 //
 //===----------------------------------------------------------------------===//
@@ -20,13 +20,15 @@
 
 namespace tessera::interp {
 
-enum class EK : uint8_t { F32, F16, BF16, I1, I32, I64 };
-inline bool isFloatEK(EK k) { return k == EK::F32 || k == EK::F16 || k == EK::BF16; }
+enum class EK : uint8_t { F32, F16, BF16, I1, I32, I64, F64 };
+inline bool isFloatEK(EK k) {
+  return k == EK::F32 || k == EK::F16 || k == EK::BF16 || k == EK::F64;
+}
 
 struct Tile {
   EK ek = EK::F32;
   llvm::SmallVector<int64_t, 4> shape;
-  std::vector<float> f;   // float kinds
+  std::vector<double> f;  // float kinds
   std::vector<int64_t> i; // integer kinds and bools
 
   Tile(EK k, llvm::ArrayRef<int64_t> s) : ek(k), shape(s.begin(), s.end()) {
@@ -46,7 +48,7 @@ struct Tile {
 using TileRef = std::shared_ptr<const Tile>;
 
 /// Rounds a float result to the element kind; wraps an integer result.
-float roundF(EK k, float v);
+double roundF(EK k, double v);
 int64_t wrapI(EK k, int64_t v);
 
 enum class Code : uint16_t {

@@ -35,6 +35,8 @@ std::optional<EK> kindOf(Type t) {
     return EK::F16;
   if (t.isBF16())
     return EK::BF16;
+  if (t.isF64())
+    return EK::F64;
   if (t.isInteger(1))
     return EK::I1;
   if (t.isInteger(32))
@@ -401,7 +403,7 @@ private:
     Attribute v = c.getValue();
     auto setFrom = [&](int64_t idx, Attribute e) {
       if (auto f = dyn_cast<FloatAttr>(e))
-        t->f[idx] = roundF(inst.ek, (float)f.getValueAsDouble());
+        t->f[idx] = roundF(inst.ek, f.getValueAsDouble());
       else if (auto i = dyn_cast<IntegerAttr>(e))
         t->i[idx] = inst.ek == EK::I1 ? (int64_t)(i.getValue().getZExtValue() & 1)
                                       : wrapI(inst.ek, i.getValue().getSExtValue());

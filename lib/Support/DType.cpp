@@ -13,6 +13,8 @@ std::optional<DType> tessera::parseDType(llvm::StringRef n) {
     return DType::F16;
   if (n == "bf16")
     return DType::BF16;
+  if (n == "f64")
+    return DType::F64;
   if (n == "i32")
     return DType::I32;
   if (n == "i64")
@@ -36,11 +38,15 @@ llvm::StringRef tessera::dtypeName(DType t) {
     return "i64";
   case DType::Bool:
     return "bool";
+  case DType::F64:
+    return "f64";
   }
   return "?";
 }
 
-bool tessera::isFloat(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
+bool tessera::isFloat(DType t) {
+  return t == DType::F32 || t == DType::F16 || t == DType::BF16 || t == DType::F64;
+}
 bool tessera::isInt(DType t) { return t == DType::I32 || t == DType::I64; }
 
 unsigned tessera::dtypeBytes(DType t) {
@@ -52,6 +58,7 @@ unsigned tessera::dtypeBytes(DType t) {
   case DType::BF16:
     return 2;
   case DType::I64:
+  case DType::F64:
     return 8;
   case DType::Bool:
     return 1;
@@ -74,6 +81,8 @@ mlir::Type tessera::toMLIRType(DType t, mlir::MLIRContext *ctx) {
     return b.getI64Type();
   case DType::Bool:
     return b.getI1Type();
+  case DType::F64:
+    return b.getF64Type();
   }
   return {};
 }
@@ -85,6 +94,8 @@ std::optional<DType> tessera::fromMLIRType(mlir::Type t) {
     return DType::F16;
   if (t.isBF16())
     return DType::BF16;
+  if (t.isF64())
+    return DType::F64;
   if (t.isInteger(32))
     return DType::I32;
   if (t.isInteger(64))

@@ -1,6 +1,6 @@
 //===- DType.h - element types of the language ------------------*- C++ -*-===//
 //
-// The element types a Tessera program can name (f32 f16 bf16 i32 i64 bool), their
+// The element types a Tessera program can name (f32 f16 bf16 f64 i32 i64 bool), their
 // spelling, and their MLIR types.
 //
 //===----------------------------------------------------------------------===//
@@ -18,7 +18,7 @@ class Type;
 
 namespace tessera {
 
-enum class DType { F32, F16, BF16, I32, I64, Bool };
+enum class DType { F32, F16, BF16, I32, I64, Bool, F64 };
 
 std::optional<DType> parseDType(llvm::StringRef name);
 llvm::StringRef dtypeName(DType t);

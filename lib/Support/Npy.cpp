@@ -42,6 +42,8 @@ std::optional<DType> dtypeOf(llvm::StringRef descr) {
     return DType::F32;
   if (descr == "'<f2'")
     return DType::F16;
+  if (descr == "'<f8'")
+    return DType::F64;
   if (descr == "'<i4'")
     return DType::I32;
   if (descr == "'<i8'")
@@ -67,6 +69,8 @@ const char *descrOf(DType t) {
     return "<i8";
   case DType::Bool:
     return "|b1";
+  case DType::F64:
+    return "<f8";
   }
   return "";
 }

@@ -197,6 +197,11 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
 
 double tessera::autotune::decodeElement(DType t, const char *p) {
   switch (t) {
+  case DType::F64: {
+    double d;
+    std::memcpy(&d, p, 8);
+    return d;
+  }
   case DType::F32: {
     float f;
     std::memcpy(&f, p, 4);
@@ -241,6 +246,11 @@ void randomFill(std::vector<char> &b, DType t, std::mt19937 &rng) {
     char *p = b.data() + i * w;
     float f = u(rng);
     switch (t) {
+    case DType::F64: {
+      double d = f;
+      std::memcpy(p, &d, 8);
+      break;
+    }
     case DType::F32:
       std::memcpy(p, &f, 4);
       break;
@@ -409,7 +419,11 @@ std::string compareOutputs(const Inputs &in, const jit::KernelSignature &sig,
     DType t = in.dtypes[i];
     size_t w = dtypeBytes(t), n = got[i].size() / w;
     double rms = ref.rms[i];
-    double tol = t == DType::BF16 ? 2e-2 : t == DType::F16 ? 4e-3 : t == DType::F32 ? 1e-3 : 0;
+    double tol = t == DType::BF16  ? 2e-2
+                 : t == DType::F16 ? 4e-3
+                 : t == DType::F32 ? 1e-3
+                 : t == DType::F64 ? 1e-9
+                                   : 0;
     std::vector<size_t> bads(16, 0), firsts(16, SIZE_MAX);
     unsigned parts;
     inParallel(

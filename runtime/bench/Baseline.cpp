@@ -270,6 +270,9 @@ llvm::Error CudaBaseline::launch(const jit::KernelSignature &sig, llvm::ArrayRef
       push(&f, 4);
       break;
     }
+    case DType::F64:
+      push(&v, 8);
+      break;
     case DType::I32: {
       int32_t x = (int32_t)v;
       push(&x, 4);

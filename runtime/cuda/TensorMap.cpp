@@ -15,6 +15,8 @@ std::optional<CUtensorMapDataType> tmaType(DType t) {
   switch (t) {
   case DType::F32:
     return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  case DType::F64:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
   case DType::F16:
     return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   case DType::BF16:

@@ -118,6 +118,9 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
     case DType::F32:
       b.push<float>((float)v);
       break;
+    case DType::F64:
+      b.push<double>(v);
+      break;
     case DType::F16:
       b.push<uint16_t>(toHalfBits(v, llvm::APFloat::IEEEhalf()));
       break;

@@ -56,6 +56,7 @@ void addAtomicCases(std::vector<ProgramCase> &out, std::mt19937 &rng);  // likew
 void addDecodeCases(std::vector<ProgramCase> &out, std::mt19937 &rng);  // part of exampleCases
 void addScanCases(std::vector<ProgramCase> &out, std::mt19937 &rng);    // part of testProgramCases
 void addReshapeCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likewise
+void addF64Cases(std::vector<ProgramCase> &out, std::mt19937 &rng);     // likewise
 /// Tile extents that are not powers of two (part of testProgramCases too).
 std::vector<ProgramCase> oddExtentCases();
 

@@ -341,6 +341,8 @@ std::vector<ProgramCase> tessera::testutil::testProgramCases() {
   addScanCases(out, scanRng);
   std::mt19937 reshapeRng(1618);
   addReshapeCases(out, reshapeRng);
+  std::mt19937 f64Rng(6022);
+  addF64Cases(out, f64Rng);
   std::mt19937 hugeRng(2147);
   hugeKernels(out, hugeRng);
   return out;

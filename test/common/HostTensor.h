@@ -65,6 +65,9 @@ struct HostTensor {
     for (size_t i = 0; i < v.size(); ++i) {
       char *p = out.data() + i * dtypeBytes(dtype);
       switch (dtype) {
+      case DType::F64:
+        std::memcpy(p, &v[i], 8);
+        break;
       case DType::F32: {
         float f = (float)v[i];
         std::memcpy(p, &f, 4);
@@ -102,6 +105,9 @@ struct HostTensor {
     for (size_t i = 0; i < v.size(); ++i) {
       const char *p = in.data() + i * dtypeBytes(dtype);
       switch (dtype) {
+      case DType::F64:
+        std::memcpy(&v[i], p, 8);
+        break;
       case DType::F32: {
         float f;
         std::memcpy(&f, p, 4);

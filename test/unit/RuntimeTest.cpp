@@ -69,7 +69,8 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, Npy,
                                            NpyCase{"bf16_3d", DType::BF16, {2, 3, 4}},
                                            NpyCase{"i32_scalar", DType::I32, {}},
                                            NpyCase{"i64_empty", DType::I64, {0, 4}},
-                                           NpyCase{"bool_1d", DType::Bool, {9}}),
+                                           NpyCase{"bool_1d", DType::Bool, {9}},
+                                           NpyCase{"f64_2d", DType::F64, {4, 3}}),
                          [](const auto &info) { return std::string(info.param.name); });
 
 TEST(NpyErrors, NameTheProblem) {
@@ -83,9 +84,9 @@ TEST(NpyErrors, NameTheProblem) {
   a.shape = {4};
   a.data.resize(16);
   std::string ok = serializeNpy(a);
-  std::string f64 = ok;
-  f64.replace(f64.find("<f4"), 3, "<f8");
-  EXPECT_NE(bad(f64).find("dtype '<f8'"), std::string::npos);
+  std::string complex = ok;
+  complex.replace(complex.find("<f4"), 3, "<c8");
+  EXPECT_NE(bad(complex).find("dtype '<c8'"), std::string::npos);
   std::string fortran = ok;
   fortran.replace(fortran.find("False"), 5, "True ");
   EXPECT_NE(bad(fortran).find("Fortran order"), std::string::npos);

@@ -153,9 +153,10 @@ Value tessera::conversion::convertScalar(OpBuilder &b, Location loc, Value v, Ty
     return fTo ? (Value)LLVM::UIToFPOp::create(b, loc, to, v) : LLVM::ZExtOp::create(b, loc, to, v);
   if (fTo)
     return LLVM::SIToFPOp::create(b, loc, to, v);
-  if (fFrom) { // saturating, NaN to 0
-    Value f = wFrom == 32 ? v : (Value)LLVM::FPExtOp::create(b, loc, b.getF32Type(), v);
-    std::string name = "llvm.fptosi.sat.i" + std::to_string(wTo) + ".f32";
+  if (fFrom) { // saturating, NaN to 0; 16-bit floats through f32
+    Value f = wFrom >= 32 ? v : (Value)LLVM::FPExtOp::create(b, loc, b.getF32Type(), v);
+    std::string name =
+        "llvm.fptosi.sat.i" + std::to_string(wTo) + ".f" + std::to_string(std::max(wFrom, 32u));
     return LLVM::CallIntrinsicOp::create(b, loc, to, b.getStringAttr(name), ValueRange{f})
         .getResult(0);
   }

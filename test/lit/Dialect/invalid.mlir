@@ -230,9 +230,9 @@ tile.kernel @k() grid {
 
 // -----
 
-// expected-error @+1 {{'tile.kernel' op argument type 'f64' is neither a !tile.tensor nor a scalar element type}}
-tile.kernel @k(%a: f64) grid {
-^bb0(%b: f64):
+// expected-error @+1 {{'tile.kernel' op argument type 'f128' is neither a !tile.tensor nor a scalar element type}}
+tile.kernel @k(%a: f128) grid {
+^bb0(%b: f128):
   %c = arith.constant 1 : i32
   tile.yield %c : i32
 } {
