@@ -28,6 +28,8 @@ double epsOf(DType dt) {
     return std::ldexp(1.0, -11);
   case DType::BF16:
     return std::ldexp(1.0, -8);
+  case DType::F64:
+    return std::ldexp(1.0, -53);
   default:
     return 0;
   }
