@@ -503,16 +503,6 @@ LogicalResult DotOp::verify() {
   return success();
 }
 
-LogicalResult ScanOp::verify() {
-  auto src = getSrc().getType();
-  int64_t axis = getAxis();
-  if (axis < 0 || axis >= src.getRank())
-    return emitOpError() << "axis " << axis << " is out of range for rank " << src.getRank();
-  if (src.getElementType().isInteger(1))
-    return emitOpError("cannot scan booleans");
-  return success();
-}
-
 LogicalResult ReduceOp::verify() {
   auto src = getSrc().getType();
   int64_t axis = getAxis();

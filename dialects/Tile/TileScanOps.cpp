@@ -1,8 +1,9 @@
 //===- TileScanOps.cpp - scans with a combiner region -----------*- C++ -*-===//
 //
-// The verifiers of tile.associative_scan (TileScanOps.td) for what ODS cannot
-// say: the combiner takes two scalars of the element type and yields one, and
-// every op in it is a scalar op free of memory effects, so that code
+// The verifiers of the scans, tile.scan (TileOps.td) and tile.associative_scan
+// (TileScanOps.td), for what ODS cannot say: an axis of the source, no bools;
+// and for the combiner: it takes two scalars of the element type and yields
+// one, and every op in it is a scalar op free of memory effects, so that code
 // generation may run it any number of times in any thread.
 //
 //===----------------------------------------------------------------------===//
@@ -17,14 +18,21 @@ Value AssociativeScanOp::getCombined() {
   return cast<CombinerYieldOp>(getCombiner().front().getTerminator()).getValue();
 }
 
-LogicalResult AssociativeScanOp::verify() {
-  auto src = getSrc().getType();
-  int64_t axis = getAxis();
+namespace {
+/// What both scans require of their source and axis.
+LogicalResult verifyScan(Operation *op, RankedTensorType src, int64_t axis) {
   if (axis < 0 || axis >= src.getRank())
-    return emitOpError() << "axis " << axis << " is out of range for rank " << src.getRank();
+    return op->emitOpError() << "axis " << axis << " is out of range for rank " << src.getRank();
   if (src.getElementType().isInteger(1))
-    return emitOpError("cannot scan booleans");
+    return op->emitOpError("cannot scan booleans");
   return success();
+}
+} // namespace
+
+LogicalResult ScanOp::verify() { return verifyScan(*this, getSrc().getType(), getAxis()); }
+
+LogicalResult AssociativeScanOp::verify() {
+  return verifyScan(*this, getSrc().getType(), getAxis());
 }
 
 LogicalResult AssociativeScanOp::verifyRegions() {
