@@ -33,8 +33,9 @@ std::string shapeStr(ArrayRef<int64_t> s) {
   return out + "]";
 }
 bool isLanguageElement(Type t) {
-  return t.isF16() || t.isBF16() || t.isF32() || t.isF64() || t.isInteger(1) || t.isInteger(32) ||
-         t.isInteger(64);
+  return t.isF16() || t.isBF16() || t.isF32() || t.isF64() ||
+         isa<Float8E4M3FNType, Float8E5M2Type>(t) || t.isInteger(1) || t.isInteger(8) ||
+         t.isInteger(32) || t.isInteger(64);
 }
 
 /// Shared checks of load and store: coordinate count, the tile's rank and
@@ -366,9 +367,10 @@ OpFoldResult ConvertOp::fold(FoldAdaptor adaptor) {
   Type dst = getResult().getType();
   if (getSrc().getType() == dst)
     return getSrc();
-  // Scalar constants convert at compile time with the op's semantics.
+  // Scalar constants convert at compile time with the op's semantics (f8's
+  // saturation is tile-legalize-float8's business: APFloat overflows to NaN).
   Attribute in = adaptor.getSrc();
-  if (!in || isa<ShapedType>(dst))
+  if (!in || isa<ShapedType>(dst) || isa<Float8E4M3FNType, Float8E5M2Type>(dst))
     return {};
   if (auto i = dyn_cast<IntegerAttr>(in)) {
     bool fromBool = i.getType().isInteger(1);

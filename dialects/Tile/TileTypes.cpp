@@ -44,7 +44,8 @@ LogicalResult GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitEr
     if (!ShapedType::isDynamic(d) && d <= 0)
       return emitError() << "tensor extents must be positive or '?', got " << d;
   if (!elementType.isF16() && !elementType.isBF16() && !elementType.isF32() &&
-      !elementType.isF64() && !elementType.isInteger(1) && !elementType.isInteger(32) &&
+      !elementType.isF64() && !isa<Float8E4M3FNType, Float8E5M2Type>(elementType) &&
+      !elementType.isInteger(1) && !elementType.isInteger(8) && !elementType.isInteger(32) &&
       !elementType.isInteger(64))
     return emitError() << "unsupported tensor element type " << elementType;
   return success();

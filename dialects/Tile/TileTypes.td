@@ -12,8 +12,10 @@
 include "TileDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 
-// The element types of the language: f32 f16 bf16 f64 i32 i64 bool.
-def Tile_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I32, I64]>;
+// The element types of the language: f32 f16 bf16 f64 f8E4M3FN f8E5M2 i8 i32 i64
+// bool (the language's u8 and u32 are i8 and i32 here: integers are signless).
+// Code generation sees no f8 (tile-legalize-float8 makes them i8 bits).
+def Tile_ElementType : AnyTypeOf<[F16, BF16, F32, F64, F8E4M3FN, F8E5M2, I1, I8, I32, I64]>;
 // Coordinates, extents and grid sizes: i32, or i64 in the 64-bit size class
 // (kernels for tensors with an extent of 2^31 or more).
 def Tile_Index : AnyTypeOf<[I32, I64], "32- or 64-bit signless integer">;

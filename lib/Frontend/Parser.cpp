@@ -123,7 +123,8 @@ bool Parser::parseParam(Kernel &k) {
         return true;
       }
       error(tok().loc, "unknown element type '" + tok().text +
-                           "'; expected one of f32, f16, bf16, f64, i32, i64, bool");
+                           "'; expected one of f32, f16, bf16, f64, f8e4m3, f8e5m2, i8, u8, i32, "
+                           "u32, i64, bool");
       return false;
     }
     error(tok().loc, "expected an element type, found " + found());

@@ -86,6 +86,12 @@ bool Checker::declareKernelSymbols() {
       error(p.loc, "'" + p.name + "' is a reserved knob and cannot name a parameter");
       ok = false;
     }
+    if (!p.isTensor && isF8(p.dtype)) {
+      error(p.typeLoc, "a scalar parameter cannot be " + dtypeName(p.dtype).str() +
+                           ": pass an f32 (or f16, bf16) scalar and convert it with .to(" +
+                           dtypeName(p.dtype).str() + ")");
+      ok = false;
+    }
     if (!knob && !clash(p.name, p.loc)) {
       s = &newSymbol(p.isTensor ? Symbol::TensorParam : Symbol::ScalarParam, p.name, p.loc);
       s->paramIndex = i;
@@ -222,10 +228,7 @@ bool Checker::declareKernelSymbols() {
     DType t = f->second->type.dtype;
     if (isFloat(t))
       continue;
-    bool fits = v == std::trunc(v) && v >= (t == DType::I64 ? -9.2e18 : INT32_MIN) &&
-                v <= (t == DType::I64 ? 9.2e18 : INT32_MAX) &&
-                (t != DType::Bool || v == 0 || v == 1);
-    if (!fits) {
+    if (!dtypeHolds(t, v)) {
       char text[32];
       std::snprintf(text, sizeof text, "%g", v);
       error(k_.loc, "--scalar " + name + "=" + text + " does not fit the " + dtypeName(t).str() +
@@ -246,9 +249,8 @@ bool Checker::declareKernelSymbols() {
                                 : ": a dimension of 2^31 or more needs the 64-bit size class "
                                   "(--index64)"));
       ok = false;
-    } else if (f->second->kind == Symbol::ScalarParam && f->second->type.dtype != DType::I64 &&
-               (v < INT32_MIN || v > INT32_MAX ||
-                (f->second->type.dtype == DType::Bool && v != 0 && v != 1))) {
+    } else if (f->second->kind == Symbol::ScalarParam &&
+               !dtypeHolds(f->second->type.dtype, (double)v)) {
       error(k_.loc, "--dim " + name + "=" + std::to_string(v) + " does not fit the " +
                         dtypeName(f->second->type.dtype).str() + " scalar '" + name + "'");
       ok = false;
@@ -265,8 +267,8 @@ void Checker::checkClauses() {
     std::optional<int64_t> value;
     const ValueType &t = w.value->type;
     if (!t.isError()) {
-      if (!t.isScalar() || !isInt(t.dtype))
-        error(w.value->start(), "a 'where' value must be an integer, got " + t.str());
+      if (!t.isScalar() || !isIndexInt(t.dtype))
+        error(w.value->start(), "a 'where' value must be an i32 or i64 integer, got " + t.str());
       else if (!w.value->constant)
         error(w.value->start(), "the 'where' value '" + w.name +
                                     "' must be computable on the host from dims, integer "
@@ -305,8 +307,8 @@ void Checker::checkClauses() {
   for (ExprPtr &g : k_.grid) {
     check(*g);
     const ValueType &t = g->type;
-    if (!t.isError() && (!t.isScalar() || !isInt(t.dtype)))
-      error(g->start(), "a grid extent must be an integer scalar, got " + t.str());
+    if (!t.isError() && (!t.isScalar() || !isIndexInt(t.dtype)))
+      error(g->start(), "a grid extent must be an i32 or i64 scalar, got " + t.str());
     else if (!t.isError() && t.dtype == DType::I64 && !spec_.index64)
       error(g->start(), "a grid extent must be i32; convert it with .to(i32)");
     else if (g->constant && *g->constant <= 0)

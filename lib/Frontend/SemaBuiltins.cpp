@@ -55,8 +55,8 @@ std::optional<int64_t> Checker::staticInt(Expr &e, const std::string &what) {
   check(e);
   if (e.type.isError())
     return std::nullopt;
-  if (!e.type.isScalar() || !(isInt(e.type.dtype))) {
-    error(e.start(), what + " must be an integer, got " + e.type.str());
+  if (!e.type.isScalar() || !isIndexInt(e.type.dtype)) {
+    error(e.start(), what + " must be an i32 or i64 integer, got " + e.type.str());
     return std::nullopt;
   }
   if (e.constant)
@@ -178,14 +178,16 @@ void Checker::checkCall(Expr &e) {
     if (e.args.size() == 2 && !unify(*e.args[0], *e.args[1], e.loc, (fn + "()").c_str()))
       return;
     DType t = e.args[0]->type.dtype;
-    if (!scalarMinMax && !isInt(t)) {
-      error(e.loc, fn + "() needs integer arguments, got " + dtypeName(t).str());
+    if (!scalarMinMax && !isIndexInt(t)) {
+      error(e.loc, fn + "() needs i32 or i64 arguments, got " + dtypeName(t).str());
       return;
     }
     if (t == DType::Bool) {
       error(e.loc, fn + "() is not defined on bool values");
       return;
     }
+    if (!rejectF8(t, e.loc, fn + "()"))
+      return;
     e.type = ValueType::scalar(t);
     e.type.literal = e.args[0]->type.literal && (e.args.size() == 1 || e.args[1]->type.literal);
     bool allConst = true, allKnown = true;
@@ -360,7 +362,7 @@ void Checker::checkCall(Expr &e) {
       return;
     }
     if (!isFloat(a.type.dtype) || a.type.dtype == DType::F64) {
-      error(a.loc, "dot() supports f16, bf16 and f32 tiles, got " + a.type.str());
+      error(a.loc, "dot() supports f16, bf16, f32, f8e4m3 and f8e5m2 tiles, got " + a.type.str());
       return;
     }
     if (a.type.shape[1] != b.type.shape[0]) {
@@ -373,9 +375,9 @@ void Checker::checkCall(Expr &e) {
     if (e.args.size() == 3) {
       Expr &acc = *e.args[2];
       if (acc.type.shape != llvm::ArrayRef<int64_t>(out) || !isFloat(acc.type.dtype) ||
-          acc.type.dtype == DType::F64) {
-        error(acc.loc, "the accumulator of dot() must be a float tile of shape " + shapeStr(out) +
-                           ", got " + acc.type.str());
+          acc.type.dtype == DType::F64 || isF8(acc.type.dtype)) {
+        error(acc.loc, "the accumulator of dot() must be an f32, f16 or bf16 tile of shape " +
+                           shapeStr(out) + ", got " + acc.type.str());
         return;
       }
       result = ValueType::tile(acc.type.dtype, out);
@@ -407,7 +409,7 @@ void Checker::checkCall(Expr &e) {
       auto a = staticInt(*e.args[1], "the axis of " + fn + "()");
       if (!a) {
         if ((fn == "max" || fn == "min") && !e.args[1]->type.isError() &&
-            !(e.args[1]->type.isScalar() && isInt(e.args[1]->type.dtype)))
+            !(e.args[1]->type.isScalar() && isIndexInt(e.args[1]->type.dtype)))
           diags_.note(e.loc, "for an element-wise " + fn + " of two tiles, use " +
                                  (fn == "min" ? "minimum" : "maximum") + "(a, b)");
         return;
@@ -426,6 +428,8 @@ void Checker::checkCall(Expr &e) {
       error(x.start(), fn + "() is not defined on bool tiles");
       return;
     }
+    if (!rejectF8(x.type.dtype, x.start(), fn + "()"))
+      return;
     llvm::SmallVector<int64_t, 4> shape(x.type.shape);
     // A scan keeps the shape: element i along the axis combines 0..i.
     if (!scan)
@@ -438,6 +442,8 @@ void Checker::checkCall(Expr &e) {
     if (!checkArity(e, 1, 1) || !value(*e.args[0]))
       return;
     Expr &x = *e.args[0];
+    if (!rejectF8(x.type.dtype, x.start(), fn + "()"))
+      return;
     if (fn == "abs") {
       if (x.type.dtype == DType::Bool) {
         error(x.start(), "abs() needs a number, got " + x.type.str());
@@ -470,6 +476,8 @@ void Checker::checkCall(Expr &e) {
       error(e.loc, fn + "() is not defined on bool values");
       return;
     }
+    if (!rejectF8(a.type.dtype, e.loc, fn + "()"))
+      return;
     auto shape = broadcastShapes(a.type.shape, b.type.shape, e.loc);
     if (shape)
       e.type = ValueType::tile(a.type.dtype, *shape);

@@ -22,11 +22,39 @@ std::string sema::shapeStr(llvm::ArrayRef<int64_t> s) {
 }
 
 static bool fits(DType t, int64_t v) {
-  if (t == DType::I32)
+  switch (t) {
+  case DType::I32:
     return v >= INT32_MIN && v <= INT32_MAX;
-  if (t == DType::Bool)
+  case DType::U32:
+    return v >= 0 && v <= (int64_t)UINT32_MAX;
+  case DType::I8:
+    return v >= INT8_MIN && v <= INT8_MAX;
+  case DType::U8:
+    return v >= 0 && v <= UINT8_MAX;
+  case DType::Bool:
     return v == 0 || v == 1;
-  return true;
+  default:
+    return true;
+  }
+}
+
+/// `v` as a value of integer type `t` (wrapping, as the conversion does): the
+/// constants Sema keeps are the values themselves, unsigned ones non-negative.
+static int64_t wrapTo(DType t, int64_t v) {
+  switch (t) {
+  case DType::Bool:
+    return v != 0;
+  case DType::I32:
+    return (int32_t)v;
+  case DType::U32:
+    return (uint32_t)v;
+  case DType::I8:
+    return (int8_t)v;
+  case DType::U8:
+    return (uint8_t)v;
+  default:
+    return v;
+  }
 }
 
 void Checker::check(Expr &e) {
@@ -185,6 +213,8 @@ void Checker::checkUnary(Expr &e) {
     return;
   }
   if (e.unOp == UnOp::Neg) {
+    if (!rejectF8(x.type.dtype, e.loc, "unary '-'"))
+      return;
     if (x.type.dtype == DType::Bool) {
       error(e.loc, "unary '-' needs a number, got " + x.type.str() + "; use '!' for bool");
       return;
@@ -197,6 +227,8 @@ void Checker::checkUnary(Expr &e) {
         return;
       }
       e.constant = -*x.constant;
+      if (isInt(e.type.dtype) && !isIndexInt(e.type.dtype)) // u8 and u32 wrap
+        e.constant = wrapTo(e.type.dtype, *e.constant);
       if (mode_ != Mode::Where && e.type.dtype == DType::I32 && !fits(DType::I32, *e.constant)) {
         if (e.type.literal) {
           e.type.dtype = DType::I64;
@@ -239,7 +271,10 @@ bool Checker::retype(Expr &e, DType t) {
     e.constant.reset();
   }
   if (e.fconstant && std::isfinite(*e.fconstant)) {
-    double limit = t == DType::F16 ? 65504.0 : 3.3895313892515355e38; // f16, bf16/f32 max
+    double limit = t == DType::F16      ? 65504.0 // the largest finite values
+                   : t == DType::F8E4M3 ? 448.0
+                   : t == DType::F8E5M2 ? 57344.0
+                                        : 3.3895313892515355e38; // bf16, f32
     if (std::fabs(*e.fconstant) > limit) {
       char buf[32];
       snprintf(buf, sizeof buf, "%g", *e.fconstant);
@@ -250,6 +285,15 @@ bool Checker::retype(Expr &e, DType t) {
   }
   e.type.dtype = t;
   return true;
+}
+
+bool Checker::rejectF8(DType t, SourceLoc loc, const std::string &what) {
+  if (!isF8(t))
+    return true;
+  error(loc, what + " is not defined on " + dtypeName(t).str() +
+                 " values (f8 values load, store, convert with .to(), select with where() and "
+                 "feed dot()); convert them with .to(f32) first");
+  return false;
 }
 
 bool Checker::coerce(Expr &e, DType t, const std::string &what) {
@@ -384,6 +428,8 @@ void Checker::checkBinary(Expr &e) {
     return;
   }
   DType t = a.type.dtype;
+  if (!rejectF8(t, e.loc, what))
+    return;
   if (!logic && t == DType::Bool && e.binOp != BinOp::Eq && e.binOp != BinOp::Ne) {
     error(e.loc, what + " is not defined on bool values");
     return;
@@ -603,10 +649,10 @@ void Checker::checkMethod(Expr &e) {
   e.type = ValueType::tile(*t, base.type.shape);
   if (base.constant && !isFloat(base.type.dtype) && !isFloat(*t)) {
     int64_t v = *base.constant;
-    e.constant = *t == DType::Bool ? (v != 0) : *t == DType::I32 ? (int64_t)(int32_t)v : v;
-    if (*t != DType::Bool)
+    e.constant = wrapTo(*t, v);
+    if (isIndexInt(*t))
       e.dimDeps = base.dimDeps;
-  } else if (!base.dimDeps.empty() && isInt(*t)) {
+  } else if (!base.dimDeps.empty() && isIndexInt(*t)) {
     e.dimDeps = base.dimDeps;
   }
 }
@@ -615,6 +661,7 @@ std::optional<DType> Checker::dtypeArg(Expr &e) {
   if (e.kind == ExprKind::Name)
     if (auto t = parseDType(e.name))
       return t;
-  error(e.loc, "expected an element type (f32, f16, bf16, f64, i32, i64 or bool)");
+  error(e.loc, "expected an element type (f32, f16, bf16, f64, f8e4m3, f8e5m2, i8, u8, i32, u32, "
+               "i64 or bool)");
   return std::nullopt;
 }

@@ -64,6 +64,9 @@ public:
   bool unify(Expr &a, Expr &b, SourceLoc loc, const char *what);
   /// Makes a literal (sub)expression take element type `t`.
   bool retype(Expr &e, DType t);
+  /// False, after a located error, when `t` is an f8 type: f8 values only move
+  /// (load, store, where, reshape), convert and feed dot().
+  bool rejectF8(DType t, SourceLoc loc, const std::string &what);
   /// Adapts `e` to a context that needs dtype `t` (literals adopt it).
   bool coerce(Expr &e, DType t, const std::string &what);
   /// Adapts `e` to a context that takes an i32 or i64 integer (a coordinate, a

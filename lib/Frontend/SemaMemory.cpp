@@ -114,7 +114,7 @@ std::optional<llvm::SmallVector<int64_t, 4>> Checker::checkSubscript(Expr &sub,
       ok = false;
       continue;
     }
-    if (x.type.isVoid() || !isInt(x.type.dtype) || x.type.dtype == DType::Bool) {
+    if (x.type.isVoid() || !isIndexInt(x.type.dtype)) {
       error(x.start(), "an index must be an i32 or i64 scalar or tile, got " + x.type.str());
       ok = false;
       continue;

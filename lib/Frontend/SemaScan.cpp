@@ -59,6 +59,8 @@ void Checker::checkScan(Expr &e) {
     error(x.start(), "scan() is not defined on bool tiles; convert them with .to(i32)");
     return;
   }
+  if (!rejectF8(x.type.dtype, x.start(), "scan()"))
+    return;
   int64_t rank = x.type.shape.size();
   auto a = staticInt(*e.args[1], "the axis of scan()");
   if (!a)

@@ -27,7 +27,7 @@ Value Emitter::scalarConst(DType t, double v, Location l) {
   Type type = toMLIRType(t, ctx_);
   if (isFloat(t))
     return arith::ConstantOp::create(b_, l, b_.getFloatAttr(type, v));
-  return arith::ConstantOp::create(b_, l, b_.getIntegerAttr(type, (int64_t)v));
+  return arith::ConstantOp::create(b_, l, intAttr(type, (int64_t)v));
 }
 
 Value Emitter::broadcastTo(Value v, ArrayRef<int64_t> shape, Location l) {
@@ -61,7 +61,7 @@ Value Emitter::emitConstant(const Expr &e) {
   if (e.constant && isFloat(e.type.dtype))
     return arith::ConstantOp::create(b_, l, b_.getFloatAttr(type, (double)*e.constant));
   if (e.constant)
-    return arith::ConstantOp::create(b_, l, b_.getIntegerAttr(type, *e.constant));
+    return arith::ConstantOp::create(b_, l, intAttr(type, *e.constant));
   return nullptr;
 }
 
@@ -90,13 +90,8 @@ Value Emitter::emitExpr(const Expr &e) {
     return emitIndex(e);
   case ExprKind::Attr:
     return tile::TransposeOp::create(b_, l, typeOf(e.type), emitExpr(*e.args[0]));
-  case ExprKind::Method: {
-    Value x = emitExpr(*e.args[0]);
-    Type t = typeOf(e.type);
-    if (x.getType() == t)
-      return x;
-    return tile::ConvertOp::create(b_, l, t, x);
-  }
+  case ExprKind::Method:
+    return emitConvert(emitExpr(*e.args[0]), e.args[0]->type.dtype, e.type.dtype, l);
   case ExprKind::List:
   case ExprKind::Lambda: // only scan()'s combiner, emitted as its region
     return nullptr;
@@ -128,7 +123,7 @@ Value Emitter::emitBinary(const Expr &e) {
   Value a = broadcastTo(emitExpr(ea), e.type.shape, l);
   Value b = broadcastTo(emitExpr(eb), e.type.shape, l);
   DType t = ea.type.dtype; // both operands share it after Sema
-  bool f = isFloat(t);
+  bool f = isFloat(t), u = isUnsigned(t);
   switch (e.binOp) {
   case BinOp::Add:
     return f ? (Value)arith::AddFOp::create(b_, l, a, b) : arith::AddIOp::create(b_, l, a, b);
@@ -137,9 +132,13 @@ Value Emitter::emitBinary(const Expr &e) {
   case BinOp::Mul:
     return f ? (Value)arith::MulFOp::create(b_, l, a, b) : arith::MulIOp::create(b_, l, a, b);
   case BinOp::Div:
-    return f ? (Value)arith::DivFOp::create(b_, l, a, b) : arith::DivSIOp::create(b_, l, a, b);
+    return f   ? (Value)arith::DivFOp::create(b_, l, a, b)
+           : u ? (Value)arith::DivUIOp::create(b_, l, a, b)
+               : arith::DivSIOp::create(b_, l, a, b);
   case BinOp::Mod:
-    return f ? (Value)arith::RemFOp::create(b_, l, a, b) : arith::RemSIOp::create(b_, l, a, b);
+    return f   ? (Value)arith::RemFOp::create(b_, l, a, b)
+           : u ? (Value)arith::RemUIOp::create(b_, l, a, b)
+               : arith::RemSIOp::create(b_, l, a, b);
   case BinOp::And:
     return arith::AndIOp::create(b_, l, a, b);
   case BinOp::Or:
@@ -174,16 +173,16 @@ Value Emitter::emitBinary(const Expr &e) {
   arith::CmpIPredicate p;
   switch (e.binOp) {
   case BinOp::Lt:
-    p = arith::CmpIPredicate::slt;
+    p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
     break;
   case BinOp::Le:
-    p = arith::CmpIPredicate::sle;
+    p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
     break;
   case BinOp::Gt:
-    p = arith::CmpIPredicate::sgt;
+    p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
     break;
   case BinOp::Ge:
-    p = arith::CmpIPredicate::sge;
+    p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
     break;
   case BinOp::Eq:
     p = arith::CmpIPredicate::eq;
@@ -315,8 +314,9 @@ Value Emitter::emitMath(const Expr &e, StringRef fn, Value x) {
   if (fn == "tanh")
     return math::TanhOp::create(b_, l, x);
   if (fn == "abs")
-    return isFloat(e.type.dtype) ? (Value)math::AbsFOp::create(b_, l, x)
-                                 : math::AbsIOp::create(b_, l, x);
+    return isFloat(e.type.dtype)      ? (Value)math::AbsFOp::create(b_, l, x)
+           : isUnsigned(e.type.dtype) ? x
+                                      : math::AbsIOp::create(b_, l, x);
   // sigmoid(x) = 1 / (1 + exp(-x))
   Value one = broadcastTo(scalarConst(e.type.dtype, 1.0, l), e.type.shape, l);
   Value ex = math::ExpOp::create(b_, l, arith::NegFOp::create(b_, l, x));
@@ -400,12 +400,21 @@ Value Emitter::emitCall(const Expr &e) {
       acc = arith::ConstantOp::create(
           b_, l, DenseElementsAttr::get(t, b_.getFloatAttr(t.getElementType(), 0.0)));
     }
-    return tile::DotOp::create(b_, l, typeOf(e.type), arg(0), arg(1), acc);
+    // f8 operands multiply as the f16 values they are (every f8 value is one).
+    auto operand = [&](size_t i) {
+      DType t = e.args[i]->type.dtype;
+      return isF8(t) ? emitConvert(arg(i), t, DType::F16, l) : arg(i);
+    };
+    return tile::DotOp::create(b_, l, typeOf(e.type), operand(0), operand(1), acc);
   }
   if (fn == "argmax" || fn == "argmin") {
     int64_t rank = e.args[0]->type.shape.size();
     int64_t axis = e.args.size() == 2 ? *e.args[1]->constant : 0;
-    return emitArgReduce(e, arg(0), axis < 0 ? axis + rank : axis);
+    // The index of the extreme of flipped unsigned values is the index sought.
+    Value x = arg(0);
+    if (isUnsigned(e.args[0]->type.dtype))
+      x = flipSign(x, l);
+    return emitArgReduce(e, x, axis < 0 ? axis + rank : axis);
   }
   if (fn == "scan")
     return emitScan(e);
@@ -419,9 +428,14 @@ Value Emitter::emitCall(const Expr &e) {
     int64_t axis = e.args.size() == 2 ? *e.args[1]->constant : 0;
     if (axis < 0)
       axis += rank;
-    if (scan)
-      return tile::ScanOp::create(b_, l, arg(0).getType(), kind, arg(0), axis);
-    return tile::ReduceOp::create(b_, l, typeOf(e.type), kind, arg(0), axis);
+    auto build = [&](Value x) -> Value {
+      if (scan)
+        return tile::ScanOp::create(b_, l, x.getType(), kind, x, axis);
+      return tile::ReduceOp::create(b_, l, typeOf(e.type), kind, x, axis);
+    };
+    if (kind == tile::ReduceKind::sum)
+      return build(arg(0));
+    return emitOrdered(arg(0), e.type.dtype, l, build);
   }
   bool f = isFloat(e.type.dtype);
   if (fn == "max" || fn == "min" || fn == "maximum" || fn == "minimum") {
@@ -430,6 +444,9 @@ Value Emitter::emitCall(const Expr &e) {
     if (f)
       return isMax ? (Value)arith::MaximumFOp::create(b_, l, a, b)
                    : arith::MinimumFOp::create(b_, l, a, b);
+    if (isUnsigned(e.type.dtype))
+      return isMax ? (Value)arith::MaxUIOp::create(b_, l, a, b)
+                   : arith::MinUIOp::create(b_, l, a, b);
     return isMax ? (Value)arith::MaxSIOp::create(b_, l, a, b) : arith::MinSIOp::create(b_, l, a, b);
   }
   if (fn == "cdiv")
@@ -460,7 +477,13 @@ Value Emitter::emitCall(const Expr &e) {
   if (fn == "print") {
     const Expr &x = *e.args[0];
     std::string text = file_.text().substr(x.beginOffset, x.endOffset - x.beginOffset).str();
-    tile::PrintOp::create(b_, l, b_.getStringAttr(text + " = "), arg(0));
+    // Printed as the numbers they are: small and unsigned integers widened.
+    DType t = x.type.dtype;
+    DType shown = t == DType::I8 || t == DType::U8 ? DType::I32
+                  : t == DType::U32                ? DType::I64
+                  : isF8(t)                        ? DType::F32
+                                                   : t;
+    tile::PrintOp::create(b_, l, b_.getStringAttr(text + " = "), emitConvert(arg(0), t, shown, l));
     return nullptr;
   }
   return nullptr;

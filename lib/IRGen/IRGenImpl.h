@@ -44,6 +44,18 @@ public:
   mlir::Value alongAxis(mlir::Value line, llvm::ArrayRef<int64_t> shape, int64_t axis,
                         mlir::Location loc);
   mlir::Value scalarConst(DType t, double v, mlir::Location loc);
+
+  // Integer signedness (IRGenInt.cpp).
+  /// An integer attribute of type `t` holding the low bits of `v`.
+  mlir::IntegerAttr intAttr(mlir::Type t, int64_t v);
+  /// `x` with its sign bit flipped: unsigned order becomes signed order.
+  mlir::Value flipSign(mlir::Value x, mlir::Location loc);
+  /// `x` (of language type `from`) converted to `to`, unsigned where a side is.
+  mlir::Value emitConvert(mlir::Value x, DType from, DType to, mlir::Location loc);
+  /// `op(x)` for an op that orders values (max, min, argmax): for unsigned `t`,
+  /// applied to flipped values (and its result flipped back).
+  mlir::Value emitOrdered(mlir::Value x, DType t, mlir::Location loc,
+                          llvm::function_ref<mlir::Value(mlir::Value)> op);
   mlir::Type typeOf(const ValueType &t);
   mlir::Location loc(SourceLoc l) { return mlir::FileLineColLoc::get(fileAttr_, l.line, l.col); }
 

@@ -15,6 +15,7 @@
 #include "llvm/Support/Format.h"
 
 #include "llvm/ADT/bit.h"
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -64,7 +65,17 @@ float tessera::interp::roundToBFloat(float v) {
   return llvm::bit_cast<float>(x & 0xFFFF0000);
 }
 
+double tessera::interp::f8Value(EK k, uint8_t bits) {
+  return f8Decode(k == EK::F8E4M3 ? DType::F8E4M3 : DType::F8E5M2, bits);
+}
+
+uint8_t tessera::interp::f8Bits(EK k, double v) {
+  return f8Encode(k == EK::F8E4M3 ? DType::F8E4M3 : DType::F8E5M2, v);
+}
+
 double tessera::interp::roundF(EK k, double v) {
+  if (isF8EK(k))
+    return f8Value(k, f8Bits(k, v));
   switch (k) {
   case EK::F32:
     return (float)v;
@@ -83,6 +94,8 @@ int64_t tessera::interp::wrapI(EK k, int64_t v) {
     return v & 1;
   case EK::I32:
     return (int64_t)(int32_t)(uint32_t)(uint64_t)v;
+  case EK::I8:
+    return (int64_t)(int8_t)(uint8_t)(uint64_t)v;
   default:
     return v;
   }
@@ -94,7 +107,7 @@ int64_t tessera::interp::wrapI(EK k, int64_t v) {
 
 namespace {
 
-unsigned widthOf(EK k) { return k == EK::I1 ? 1 : k == EK::I32 ? 32 : 64; }
+unsigned widthOf(EK k) { return k == EK::I1 ? 1 : k == EK::I8 ? 8 : k == EK::I32 ? 32 : 64; }
 uint64_t unsignedOf(EK k, int64_t v) {
   return k == EK::I64 ? (uint64_t)v : (uint64_t)v & ((1ull << widthOf(k)) - 1);
 }
@@ -183,7 +196,10 @@ bool cmpI(int64_t pred, EK k, int64_t x, int64_t y) {
 /// One integer binary op; false on division by zero.
 bool binI(Code c, EK k, int64_t x, int64_t y, int64_t &r) {
   uint64_t ux = unsignedOf(k, x), uy = unsignedOf(k, y);
-  int64_t minV = k == EK::I64 ? std::numeric_limits<int64_t>::min() : k == EK::I32 ? INT32_MIN : -1;
+  int64_t minV = k == EK::I64   ? std::numeric_limits<int64_t>::min()
+                 : k == EK::I32 ? INT32_MIN
+                 : k == EK::I8  ? INT8_MIN
+                                : -1;
   unsigned w = widthOf(k);
   switch (c) {
   case Code::AddI:
@@ -434,17 +450,18 @@ int64_t floatToInt(double v, EK to, bool isUnsigned) {
       return isUnsigned ? -1 : std::numeric_limits<int64_t>::max();
     return isUnsigned ? (int64_t)(uint64_t)v : (int64_t)v;
   }
-  lo = isUnsigned ? 0 : -2147483648.0;
-  hi = isUnsigned ? 4294967295.0 : 2147483647.0;
+  double half = to == EK::I8 ? 128.0 : 2147483648.0;
+  lo = isUnsigned ? 0 : -half;
+  hi = isUnsigned ? 2 * half - 1 : half - 1;
   v = std::min(std::max(v, lo), hi);
-  return wrapI(EK::I32, (int64_t)v);
+  return wrapI(to, (int64_t)v);
 }
 
 double intToFloat(int64_t v, EK from, bool isUnsigned, EK to) {
   if (from == EK::I1)
     return (double)(v & 1);
-  if (to == EK::F64) // one rounding, at most
-    return isUnsigned ? (double)unsignedOf(from, v) : (double)v;
+  if (to == EK::F64 || isF8EK(to)) // one rounding, at most
+    return roundF(to, isUnsigned ? (double)unsignedOf(from, v) : (double)v);
   bool big = isUnsigned ? unsignedOf(from, v) >= (1u << 24) : (v >= (1 << 24) || v <= -(1 << 24));
   if (to == EK::F32 || !big)
     return roundF(to, isUnsigned ? (float)unsignedOf(from, v) : (float)v);
@@ -471,7 +488,49 @@ double narrowF64(EK to, double v) {
 }
 } // namespace
 
+namespace {
+/// The bits of an element (floats of 16 bits and less are rounded already).
+uint64_t bitsOf(const Tile &t, int64_t e) {
+  switch (t.ek) {
+  case EK::F32:
+    return llvm::bit_cast<uint32_t>((float)t.f[e]);
+  case EK::F64:
+    return llvm::bit_cast<uint64_t>(t.f[e]);
+  case EK::F8E4M3:
+  case EK::F8E5M2:
+    return f8Bits(t.ek, t.f[e]);
+  default:
+    return unsignedOf(t.ek, t.i[e]);
+  }
+}
+/// arith.bitcast: the same bits as another type of their width.
+TileRef reinterpret(const Inst &inst, const Tile &src) {
+  auto out = std::make_shared<Tile>(inst.ek, inst.shape);
+  for (int64_t e = 0, n = out->size(); e < n; ++e) {
+    uint64_t b = bitsOf(src, e);
+    switch (inst.ek) {
+    case EK::F32:
+      out->f[e] = llvm::bit_cast<float>((uint32_t)b);
+      break;
+    case EK::F64:
+      out->f[e] = llvm::bit_cast<double>(b);
+      break;
+    case EK::F8E4M3:
+    case EK::F8E5M2:
+      out->f[e] = f8Value(inst.ek, (uint8_t)b);
+      break;
+    default:
+      out->i[e] = wrapI(inst.ek, (int64_t)b);
+      break;
+    }
+  }
+  return out;
+}
+} // namespace
+
 TileRef tessera::interp::evalConvert(const Inst &inst, const Tile &src) {
+  if (inst.b == 3)
+    return reinterpret(inst, src);
   auto out = std::make_shared<Tile>(inst.ek, inst.shape);
   int64_t n = out->size();
   EK from = src.ek, to = inst.ek;

@@ -60,6 +60,10 @@ llvm::SmallVector<int64_t, 4> stridesOf(const Arg &a) {
 double readFloat(const Arg &a, int64_t off) {
   const char *p = (const char *)a.data;
   switch (a.dtype) {
+  case DType::F8E4M3:
+    return f8Value(EK::F8E4M3, (uint8_t)p[off]);
+  case DType::F8E5M2:
+    return f8Value(EK::F8E5M2, (uint8_t)p[off]);
   case DType::F64: {
     double d;
     std::memcpy(&d, p + off * 8, 8);
@@ -85,10 +89,18 @@ double readFloat(const Arg &a, int64_t off) {
   }
   }
 }
+// Integers are read into the signless form (u8 and u32 as the i8 and i32 with
+// their bits).
 int64_t readInt(const Arg &a, int64_t off) {
   const char *p = (const char *)a.data;
   switch (a.dtype) {
-  case DType::I32: {
+  case DType::I8:
+  case DType::U8:
+  case DType::F8E4M3: // as code generation sees f8: bits (tile-legalize-float8)
+  case DType::F8E5M2:
+    return (int8_t)p[off];
+  case DType::I32:
+  case DType::U32: {
     int32_t x;
     std::memcpy(&x, p + off * 4, 4);
     return x;
@@ -126,7 +138,16 @@ void writeElement(const Arg &a, int64_t off, const Tile &t, int64_t e) {
     std::memcpy(p + off * 2, &h, 2);
     break;
   }
-  case DType::I32: {
+  case DType::I8:
+  case DType::U8:
+    p[off] = (char)(uint8_t)t.i[e];
+    break;
+  case DType::F8E4M3:
+  case DType::F8E5M2: // a value, or its bits after tile-legalize-float8
+    p[off] = isFloatEK(t.ek) ? (char)f8Bits(t.ek, t.f[e]) : (char)t.i[e];
+    break;
+  case DType::I32:
+  case DType::U32: {
     int32_t x = (int32_t)t.i[e];
     std::memcpy(p + off * 4, &x, 4);
     break;

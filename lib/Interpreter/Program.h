@@ -4,7 +4,8 @@
 // op an Inst with its shapes, attributes and constants decoded, every region a
 // Body. Values are Tiles: a shape (empty for a scalar) and elements, floats as
 // double (f32/f16/bf16 values already rounded to their type) and integers and bools as int64_t
-// (i32 values kept in the i32 range). Internal to lib/Interpreter.
+// (i8 and i32 values kept in their signed range: the IR is signless, and u8 and
+// u32 are i8 and i32 there). Internal to lib/Interpreter.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_INTERPRETER_PROGRAM_H
@@ -20,9 +21,10 @@
 
 namespace tessera::interp {
 
-enum class EK : uint8_t { F32, F16, BF16, I1, I32, I64, F64 };
+enum class EK : uint8_t { F32, F16, BF16, I1, I32, I64, F64, I8, F8E4M3, F8E5M2 };
+inline bool isF8EK(EK k) { return k == EK::F8E4M3 || k == EK::F8E5M2; }
 inline bool isFloatEK(EK k) {
-  return k == EK::F32 || k == EK::F16 || k == EK::BF16 || k == EK::F64;
+  return k == EK::F32 || k == EK::F16 || k == EK::BF16 || k == EK::F64 || isF8EK(k);
 }
 
 struct Tile {
@@ -47,8 +49,13 @@ struct Tile {
 };
 using TileRef = std::shared_ptr<const Tile>;
 
-/// Rounds a float result to the element kind; wraps an integer result.
+/// Rounds a float result to the element kind; wraps an integer result. f8
+/// kinds saturate (a finite value or an infinity beyond the largest finite one
+/// becomes it, as PTX's cvt .satfinite does); NaN stays NaN.
 double roundF(EK k, double v);
+/// The f8 value of a byte, and the byte of a value (rounded and saturated).
+double f8Value(EK k, uint8_t bits);
+uint8_t f8Bits(EK k, double v);
 int64_t wrapI(EK k, int64_t v);
 
 enum class Code : uint16_t {

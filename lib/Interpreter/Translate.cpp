@@ -37,8 +37,14 @@ std::optional<EK> kindOf(Type t) {
     return EK::BF16;
   if (t.isF64())
     return EK::F64;
+  if (isa<Float8E4M3FNType>(t))
+    return EK::F8E4M3;
+  if (isa<Float8E5M2Type>(t))
+    return EK::F8E5M2;
   if (t.isInteger(1))
     return EK::I1;
+  if (t.isInteger(8))
+    return EK::I8;
   if (t.isInteger(32))
     return EK::I32;
   if (t.isInteger(64) || t.isIndex())
@@ -107,12 +113,12 @@ const llvm::StringMap<Code> &opCodes() {
   return m;
 }
 
-/// Casts: 0 signed or none, 1 unsigned, 2 bitwise truncation.
+/// Casts: 0 signed or none, 1 unsigned, 2 bitwise truncation, 3 reinterpreted bits.
 const llvm::StringMap<int> &castOps() {
   static const llvm::StringMap<int> m = {
-      {"arith.extsi", 0},  {"arith.extui", 1},      {"arith.trunci", 2}, {"arith.sitofp", 0},
-      {"arith.uitofp", 1}, {"arith.fptosi", 0},     {"arith.fptoui", 1}, {"arith.extf", 0},
-      {"arith.truncf", 0}, {"arith.index_cast", 0},
+      {"arith.extsi", 0},  {"arith.extui", 1},      {"arith.trunci", 2},  {"arith.sitofp", 0},
+      {"arith.uitofp", 1}, {"arith.fptosi", 0},     {"arith.fptoui", 1},  {"arith.extf", 0},
+      {"arith.truncf", 0}, {"arith.index_cast", 0}, {"arith.bitcast", 3},
   };
   return m;
 }
@@ -450,8 +456,11 @@ FailureOr<Kernel> tessera::interp::translate(tile::KernelOp kernel, llvm::ArrayR
              << i << (tensor ? " must be a tensor" : " must be a scalar");
     if (tensor) {
       auto g = cast<tile::GlobalTensorType>(t);
+      // An f8 tensor holds i8 bits after tile-legalize-float8.
+      Type want = toMLIRType(args[i].dtype, kernel.getContext());
+      bool bits = isF8(args[i].dtype) && g.getElementType().isInteger(8);
       if ((size_t)g.getShape().size() != args[i].shape.size() ||
-          fromMLIRType(g.getElementType()) != args[i].dtype)
+          (g.getElementType() != want && !bits))
         return kernel.emitError("argument ") << i << " has the wrong element type or rank";
     }
   }

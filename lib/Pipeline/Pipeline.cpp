@@ -57,6 +57,7 @@ void dropAsserts(tile::KernelOp kernel) {
 LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::StringRef arch) {
   module.walk([](tile::KernelOp k) { dropAsserts(k); });
   PassManager pm(module.getContext());
+  pm.addNestedPass<tile::KernelOp>(tile::createTileLegalizeFloat8());
   pm.addNestedPass<tile::KernelOp>(tile::createTilePadExtents());
   pm.addNestedPass<tile::KernelOp>(tile::createTileGroupPrograms());
   pm.addNestedPass<tile::KernelOp>(tile::createTileSplitK());
@@ -83,6 +84,7 @@ FailureOr<int64_t> tessera::pipeline::sharedMemoryBytes(tile::KernelOp kernel,
   auto copy = cast<tile::KernelOp>(b.clone(*kernel));
   dropAsserts(copy);
   PassManager pm(kernel.getContext(), tile::KernelOp::getOperationName());
+  pm.addPass(tile::createTileLegalizeFloat8());
   pm.addPass(tile::createTilePadExtents());
   pm.addPass(tile::createTilePersistent()); // its ring outlives each tile's loop
   pm.addPass(tile::createTileAssignLayouts({arch.str()}));
@@ -124,6 +126,7 @@ tessera::pipeline::enableAsserts(tile::KernelOp kernel) {
 
 LogicalResult tessera::pipeline::padExtents(tile::KernelOp kernel) {
   PassManager pm(kernel.getContext(), tile::KernelOp::getOperationName());
+  pm.addPass(tile::createTileLegalizeFloat8());
   pm.addPass(tile::createTilePadExtents());
   return pm.run(kernel);
 }

@@ -43,8 +43,9 @@ mlir::FailureOr<int64_t> sharedMemoryBytes(mlir::tile::KernelOp kernel, llvm::St
 /// Returns each one's location (file:line:col) and message, by id - 1.
 std::vector<std::pair<std::string, std::string>> enableAsserts(mlir::tile::KernelOp kernel);
 
-/// Pads `kernel`'s tile extents to powers of two, as code generation does
-/// first (tile-pad-extents); for interpreting the padded program in tests.
+/// Rewrites `kernel` as code generation does first: f8 values as their bits
+/// with conversions in integer math (tile-legalize-float8), tile extents padded
+/// to powers of two (tile-pad-extents); for interpreting that program in tests.
 mlir::LogicalResult padExtents(mlir::tile::KernelOp kernel);
 
 /// The whole back end for an LLVM-dialect module from lowerToLLVMDialect.

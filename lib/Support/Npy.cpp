@@ -50,8 +50,16 @@ std::optional<DType> dtypeOf(llvm::StringRef descr) {
     return DType::I64;
   if (descr == "'|b1'")
     return DType::Bool;
+  if (descr == "'|i1'")
+    return DType::I8;
+  if (descr == "'|u1'")
+    return DType::U8;
+  if (descr == "'<u4'")
+    return DType::U32;
   if (descr == "'|V2'" || descr == "'<V2'")
     return DType::BF16;
+  if (descr == "'|V1'" || descr == "'<V1'") // f8 bits; the reader may mean f8e5m2
+    return DType::F8E4M3;
   return std::nullopt;
 }
 
@@ -71,6 +79,15 @@ const char *descrOf(DType t) {
     return "|b1";
   case DType::F64:
     return "<f8";
+  case DType::I8:
+    return "|i1";
+  case DType::U8:
+    return "|u1";
+  case DType::U32:
+    return "<u4";
+  case DType::F8E4M3:
+  case DType::F8E5M2:
+    return "|V1";
   }
   return "";
 }

@@ -39,6 +39,33 @@ def TilePadExtents : Pass<"tile-pad-extents", "::mlir::tile::KernelOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect"];
 }
 
+def TileLegalizeFloat8 : Pass<"tile-legalize-float8", "::mlir::tile::KernelOp"> {
+  let summary = "makes f8 values i8 bits and expands their conversions into integer math";
+  let description = [{
+    LLVM has no 8-bit float types, and PTX converts to and from them only on
+    sm_89 and later. This pass gives every f8E4M3FN and f8E5M2 value (tiles,
+    scalars, tensor arguments, constants) the i8 type of its bits, and expands
+    every `tile.convert` from or to an f8 type into integer and f32 arithmetic
+    that every target has: decoding is exact (through f32), encoding rounds to
+    nearest even and saturates (a finite value or an infinity beyond the largest
+    finite f8 value becomes it, as PTX's `cvt.satfinite` does; NaN stays NaN).
+    Other types go through f32 first (exact for f16, bf16 and integers up to
+    2^24, saturated beyond), f64 with round-to-odd so that it rounds once.
+    Loads, stores, `where` and the data movement ops then move bytes. Runs
+    first in code generation, before any pass that looks at element types;
+    the interpreter runs f8 programs as they are.
+
+    ```mlir
+    %f = tile.convert %h : tensor<128xf8E4M3FN> -> tensor<128xf32>
+    // becomes, with %h : tensor<128xi8>
+    %u = arith.extui %h : tensor<128xi8> to tensor<128xi32>
+    ...
+    %f = arith.bitcast %v : tensor<128xi32> to tensor<128xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::tile::KernelOp"> {
   let summary = "gives every tile a distributed layout and inserts layout conversions";
   let description = [{

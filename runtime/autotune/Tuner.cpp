@@ -225,11 +225,24 @@ double tessera::autotune::decodeElement(DType t, const char *p) {
     std::memcpy(&x, p, 4);
     return x;
   }
+  case DType::U32: {
+    uint32_t x;
+    std::memcpy(&x, p, 4);
+    return x;
+  }
   case DType::I64: {
     int64_t x;
     std::memcpy(&x, p, 8);
     return (double)x;
   }
+  case DType::I8:
+    return (int8_t)*p;
+  case DType::U8:
+    return (uint8_t)*p;
+  case DType::F8E4M3:
+    return f8Decode(DType::F8E4M3, (uint8_t)*p);
+  case DType::F8E5M2:
+    return f8Decode(DType::F8E5M2, (uint8_t)*p);
   case DType::Bool:
     return *p != 0;
   }
@@ -266,11 +279,22 @@ void randomFill(std::vector<char> &b, DType t, std::mt19937 &rng) {
       std::memcpy(p, &h, 2);
       break;
     }
-    case DType::I32: {
+    case DType::I32:
+    case DType::U32: {
       int32_t x = (int32_t)(rng() % 4);
       std::memcpy(p, &x, 4);
       break;
     }
+    case DType::I8:
+    case DType::U8:
+      *p = (char)(rng() % 4);
+      break;
+    case DType::F8E4M3:
+      *p = (char)f8Encode(DType::F8E4M3, f);
+      break;
+    case DType::F8E5M2:
+      *p = (char)f8Encode(DType::F8E5M2, f);
+      break;
     case DType::I64: {
       int64_t x = (int64_t)(rng() % 4);
       std::memcpy(p, &x, 8);

@@ -283,6 +283,17 @@ llvm::Error CudaBaseline::launch(const jit::KernelSignature &sig, llvm::ArrayRef
       push(&x, 8);
       break;
     }
+    case DType::U32: {
+      uint32_t x = (uint32_t)v;
+      push(&x, 4);
+      break;
+    }
+    case DType::I8:
+    case DType::U8: {
+      uint8_t x = (uint8_t)(int64_t)v;
+      push(&x, 1);
+      break;
+    }
     case DType::Bool: {
       uint8_t x = v != 0;
       push(&x, 1);

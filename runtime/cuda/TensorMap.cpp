@@ -25,7 +25,13 @@ std::optional<CUtensorMapDataType> tmaType(DType t) {
     return CU_TENSOR_MAP_DATA_TYPE_INT32;
   case DType::I64:
     return CU_TENSOR_MAP_DATA_TYPE_INT64;
+  case DType::U32:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT32;
   case DType::Bool:
+  case DType::I8: // a copy moves bits: signedness does not matter
+  case DType::U8:
+  case DType::F8E4M3:
+  case DType::F8E5M2:
     return CU_TENSOR_MAP_DATA_TYPE_UINT8;
   }
   return std::nullopt;

@@ -133,14 +133,19 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
                          std::to_string(v));
       b.push<uint8_t>(v != 0);
       break;
+    case DType::I8:
+    case DType::U8:
     case DType::I32:
+    case DType::U32:
     case DType::I64: {
-      if (v != std::floor(v) || (p.dtype == DType::I32 && (v < INT32_MIN || v > INT32_MAX)))
+      if (!dtypeHolds(p.dtype, v))
         return makeError("argument '" + p.name + "' is a " + dtypeName(p.dtype) + ": " +
                          std::to_string(v) + " is not one");
       int64_t iv = (int64_t)v;
-      if (p.dtype == DType::I32)
-        b.push<int32_t>((int32_t)iv);
+      if (dtypeBytes(p.dtype) == 1)
+        b.push<uint8_t>((uint8_t)iv);
+      else if (dtypeBytes(p.dtype) == 4)
+        b.push<uint32_t>((uint32_t)iv);
       else
         b.push<int64_t>(iv);
       b.dims[p.name] = iv; // integer scalars may specialize (and size the grid)

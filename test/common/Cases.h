@@ -57,6 +57,8 @@ void addDecodeCases(std::vector<ProgramCase> &out, std::mt19937 &rng);  // part 
 void addScanCases(std::vector<ProgramCase> &out, std::mt19937 &rng);    // part of testProgramCases
 void addReshapeCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likewise
 void addF64Cases(std::vector<ProgramCase> &out, std::mt19937 &rng);     // likewise
+void addIntCases(std::vector<ProgramCase> &out, std::mt19937 &rng);     // likewise
+void addF8Cases(std::vector<ProgramCase> &out, std::mt19937 &rng);      // likewise
 /// Tile extents that are not powers of two (part of testProgramCases too).
 std::vector<ProgramCase> oddExtentCases();
 

@@ -343,6 +343,10 @@ std::vector<ProgramCase> tessera::testutil::testProgramCases() {
   addReshapeCases(out, reshapeRng);
   std::mt19937 f64Rng(6022);
   addF64Cases(out, f64Rng);
+  std::mt19937 intRng(2551);
+  addIntCases(out, intRng);
+  std::mt19937 f8Rng(448);
+  addF8Cases(out, f8Rng);
   std::mt19937 hugeRng(2147);
   hugeKernels(out, hugeRng);
   return out;

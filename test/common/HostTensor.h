@@ -97,6 +97,19 @@ struct HostTensor {
         *p = v[i] != 0;
         break;
       }
+      case DType::I8:
+      case DType::U8:
+        *p = (char)(uint8_t)(int64_t)v[i];
+        break;
+      case DType::F8E4M3:
+      case DType::F8E5M2:
+        *p = (char)f8Encode(dtype, v[i]);
+        break;
+      case DType::U32: {
+        uint32_t x = (uint32_t)(int64_t)v[i];
+        std::memcpy(p, &x, 4);
+        break;
+      }
       }
     }
     return out;
@@ -140,6 +153,22 @@ struct HostTensor {
       }
       case DType::Bool: {
         v[i] = *p != 0;
+        break;
+      }
+      case DType::I8:
+        v[i] = (int8_t)*p;
+        break;
+      case DType::U8:
+        v[i] = (uint8_t)*p;
+        break;
+      case DType::F8E4M3:
+      case DType::F8E5M2:
+        v[i] = f8Decode(dtype, (uint8_t)*p);
+        break;
+      case DType::U32: {
+        uint32_t x;
+        std::memcpy(&x, p, 4);
+        v[i] = x;
         break;
       }
       }

@@ -54,9 +54,9 @@ private:
   void feature(const std::string &f) { p_.features.insert(f); }
 
   DType pickNumeric() {
-    static const std::vector<DType> ts = {DType::F32, DType::F32,  DType::F32,
-                                          DType::F16, DType::BF16, DType::F64,
-                                          DType::I32, DType::I32,  DType::I64};
+    static const std::vector<DType> ts = {DType::F32,  DType::F32, DType::F32, DType::F16,
+                                          DType::BF16, DType::F64, DType::I32, DType::I32,
+                                          DType::I64,  DType::I8,  DType::U8,  DType::U32};
     return pick(ts);
   }
   Shape pickShape() {

@@ -167,6 +167,8 @@ void Gen::stores() {
   int n = (int)uniform(1, 3);
   for (int i = 0; i < n; ++i) {
     DType dt = pickNumeric();
+    if (isFloat(dt) && chance(0.1)) // an f8 output, converted from a float
+      dt = chance(0.5) ? DType::F8E4M3 : DType::F8E5M2;
     Shape sh = pick(std::vector<Shape>{Shape::Full, Shape::Full, Shape::Full, Shape::FullT,
                                        Shape::Rows, Shape::Cols, Shape::Scalar, Shape::Rows});
     bool atomic = sh == Shape::Rows && chance(0.35);
@@ -180,8 +182,8 @@ void Gen::stores() {
     t.dt = dt;
     t.output = true;
     if (isInt(dt)) {
-      t.lo = -8;
-      t.hi = 8;
+      t.lo = isUnsigned(dt) ? 0 : -8;
+      t.hi = isUnsigned(dt) ? 16 : 8;
     }
     Stmt s;
     s.kind = Stmt::Kind::Store;

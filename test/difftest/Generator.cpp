@@ -82,8 +82,8 @@ std::string Gen::input(DType dt, Shape sh) {
     break;
   }
   if (isInt(dt)) {
-    t.lo = -8;
-    t.hi = 8;
+    t.lo = isUnsigned(dt) ? 0 : -8;
+    t.hi = isUnsigned(dt) ? 16 : 8;
   }
   p_.tensors.push_back(t);
   return name;
@@ -92,8 +92,9 @@ std::string Gen::input(DType dt, Shape sh) {
 /// A load of an input of type `ty`, in one of the forms that shape allows.
 ExprP Gen::load(Ty ty) {
   double mag = isInt(ty.dt) ? 8 : 1;
-  std::string padLit = isFloat(ty.dt) ? pick(std::vector<std::string>{"0.0", "0.5", "-1.0"})
-                                      : pick(std::vector<std::string>{"0", "1", "-3"});
+  std::string padLit = isFloat(ty.dt)      ? pick(std::vector<std::string>{"0.0", "0.5", "-1.0"})
+                       : isUnsigned(ty.dt) ? pick(std::vector<std::string>{"0", "1", "3"})
+                                           : pick(std::vector<std::string>{"0", "1", "-3"});
   double pad = std::fabs(std::stod(padLit));
   mag = std::max(mag, pad);
   std::string dt = dtypeName(ty.dt).str();
@@ -205,7 +206,8 @@ ExprP Gen::leafOf(Ty ty, bool exact) {
       [[fallthrough]];
     case 1:
       if (isInt(ty.dt))
-        return ty.dt == DType::I32 ? leaf(ty, "pm", 8) : leaf(ty, "pn.to(i64)", 8);
+        return ty.dt == DType::I32 ? leaf(ty, "pm", 8)
+                                   : leaf(ty, "pn.to(" + dtypeName(ty.dt).str() + ")", 8);
       return ty.dt == DType::F32 ? leaf(ty, "s0", 1)
                                  : leaf(ty, "s0.to(" + dtypeName(ty.dt).str() + ")", 1);
     case 2:
@@ -217,7 +219,7 @@ ExprP Gen::leafOf(Ty ty, bool exact) {
   if (isInt(ty.dt) && chance(0.25) &&
       (ty.sh == Shape::Full || ty.sh == Shape::Rows || ty.sh == Shape::Cols)) {
     feature("index-math");
-    std::string cast = ty.dt == DType::I64 ? ".to(i64)" : "";
+    std::string cast = ty.dt == DType::I32 ? "" : ".to(" + dtypeName(ty.dt).str() + ")";
     // rows and cols reach the padded grid's last block: GM * BM and GN * BN.
     double mag = (double)std::max(p_.dims["GM"] * bm_, p_.dims["GN"] * bn_) * 4 + 8;
     if (ty.sh == Shape::Rows)
@@ -269,6 +271,24 @@ ExprP Gen::tryExpr(Ty ty, int depth, bool exact) {
     return finish(leafOf(ty, exact));
   int d = depth - 1;
   bool fl = isFloat(ty.dt), in = isInt(ty.dt);
+  if (isF8(ty.dt)) {
+    // f8 values only load, convert, select and move.
+    if (chance(0.6)) {
+      DType from = pick(std::vector<DType>{DType::F32, DType::F32, DType::F16, DType::BF16,
+                                           DType::F64, DType::I32});
+      ExprP s = expr(Ty{from, ty.sh}, d, exact);
+      if (!s)
+        return nullptr;
+      feature("convert");
+      return finish(node(Op::Convert, ty, {s}));
+    }
+    ExprP cnd = operand(Ty{DType::Bool, ty.sh}, d, true);
+    ExprP a, b;
+    if (!cnd || !operands(ty, d, exact, a, b))
+      return nullptr;
+    feature("where");
+    return finish(node(Op::Select, ty, {cnd, a, b}));
+  }
   if (ty.dt == DType::Bool) {
     switch (uniform(0, 3)) {
     case 0:
@@ -379,6 +399,8 @@ ExprP Gen::tryExpr(Ty ty, int depth, bool exact) {
   if (c == 4) {
     // A conversion from another type.
     DType from = pickNumeric();
+    if (isFloat(ty.dt) && chance(0.15)) // the f8 values of a float tile
+      from = chance(0.5) ? DType::F8E4M3 : DType::F8E5M2;
     if (from == ty.dt)
       from = chance(0.3) ? DType::Bool : DType::F32;
     if (from == ty.dt)

@@ -30,6 +30,10 @@ double epsOf(DType dt) {
     return std::ldexp(1.0, -8);
   case DType::F64:
     return std::ldexp(1.0, -53);
+  case DType::F8E4M3:
+    return std::ldexp(1.0, -4);
+  case DType::F8E5M2:
+    return std::ldexp(1.0, -3);
   default:
     return 0;
   }
@@ -50,7 +54,14 @@ double limitOf(DType dt) {
   switch (dt) {
   case DType::F16:
     return 3e4;
+  case DType::F8E4M3:
+    return 400;
+  case DType::F8E5M2:
+    return 5e4;
   case DType::I32:
+  case DType::I8: // i8, u8 and u32 wrap around as the language defines, on both sides
+  case DType::U8:
+  case DType::U32:
     return std::ldexp(1.0, 30);
   case DType::I64:
     return std::ldexp(1.0, 52);
@@ -518,6 +529,8 @@ bool Program::hasOddExtents() const {
       return true;
   return false;
 }
+
+bool Program::usesF8() const { return source().find("f8e") != std::string::npos; }
 
 int Program::statementCount() const {
   int n = 0;

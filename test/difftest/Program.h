@@ -150,6 +150,8 @@ struct Program {
   std::map<std::string, int64_t> usedDims() const;
   /// Whether some tile extent is not a power of two (the padded path differs).
   bool hasOddExtents() const;
+  /// Whether the source names an f8 type (code generation rewrites those).
+  bool usesF8() const;
   /// The absolute tolerance per output tensor (after analyze()).
   std::map<std::string, double> tolerances() const;
   int statementCount() const;

@@ -142,7 +142,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "test.tile:1:11: error: expected a parameter name, found '{'"},
         ErrorCase{"UnknownElementType", "kernel k(x: f99) { }",
                   "test.tile:1:13: error: unknown element type 'f99'; expected one of f32, f16, "
-                  "bf16, f64, i32, i64, bool"},
+                  "bf16, f64, f8e4m3, f8e5m2, i8, u8, i32, u32, i64, bool"},
         ErrorCase{"TopLevelJunk", "let x = 1;",
                   "test.tile:1:1: error: expected 'kernel', found 'let'"},
         ErrorCase{"UnclosedBlock", "kernel k() {\n  let a = 1;\n",

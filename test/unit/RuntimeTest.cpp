@@ -63,15 +63,16 @@ TEST_P(Npy, RoundTrips) {
   EXPECT_EQ(b->data, a.data);
 }
 
-INSTANTIATE_TEST_SUITE_P(Dtypes, Npy,
-                         ::testing::Values(NpyCase{"f32_2d", DType::F32, {3, 5}},
-                                           NpyCase{"f16_1d", DType::F16, {7}},
-                                           NpyCase{"bf16_3d", DType::BF16, {2, 3, 4}},
-                                           NpyCase{"i32_scalar", DType::I32, {}},
-                                           NpyCase{"i64_empty", DType::I64, {0, 4}},
-                                           NpyCase{"bool_1d", DType::Bool, {9}},
-                                           NpyCase{"f64_2d", DType::F64, {4, 3}}),
-                         [](const auto &info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(
+    Dtypes, Npy,
+    ::testing::Values(NpyCase{"f32_2d", DType::F32, {3, 5}}, NpyCase{"f16_1d", DType::F16, {7}},
+                      NpyCase{"bf16_3d", DType::BF16, {2, 3, 4}},
+                      NpyCase{"i32_scalar", DType::I32, {}},
+                      NpyCase{"i64_empty", DType::I64, {0, 4}},
+                      NpyCase{"bool_1d", DType::Bool, {9}}, NpyCase{"f64_2d", DType::F64, {4, 3}},
+                      NpyCase{"i8_2d", DType::I8, {3, 3}}, NpyCase{"u8_1d", DType::U8, {17}},
+                      NpyCase{"u32_2d", DType::U32, {2, 5}}),
+    [](const auto &info) { return std::string(info.param.name); });
 
 TEST(NpyErrors, NameTheProblem) {
   auto bad = [](std::string bytes) {

@@ -135,7 +135,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"NumWarps", "kernel k() tune num_warps in [3] { }",
                   "test.tile:1:31: error: num_warps must be a power of two from 1 to 32, got 3"},
         ErrorCase{"WhereFloat", "kernel k() where X = 1.5 { }",
-                  "test.tile:1:22: error: a 'where' value must be an integer, got f32"},
+                  "test.tile:1:22: error: a 'where' value must be an i32 or i64 integer, got f32"},
         ErrorCase{"LoadInGrid", "kernel k(x: tensor<f32, [N]>) grid [load(x, [0], [])] { }",
                   "test.tile:1:37: error: 'load' cannot be used in the grid clause; only dims, "
                   "scalars, tune values and cdiv/min/max/next_pow2 are allowed there"},

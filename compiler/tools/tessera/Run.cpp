@@ -115,10 +115,15 @@ int tessera::runRun(const RunOptions &opts) {
     auto a = readNpy(it->second);
     if (!a)
       return report(a.takeError());
+    // One-byte void holds f8 bits of either format: the parameter says which.
+    if (a->dtype == DType::F8E4M3 && p.dtype == DType::F8E5M2)
+      a->dtype = DType::F8E5M2;
     if (a->dtype != p.dtype)
       return fail(it->second + " holds " + dtypeName(a->dtype) + " but '" + p.name +
                   "' is a tensor of " + dtypeName(p.dtype) +
-                  (p.dtype == DType::BF16 ? " (save bf16 as 2-byte void, '|V2')" : ""));
+                  (p.dtype == DType::BF16 ? " (save bf16 as 2-byte void, '|V2')"
+                   : isF8(p.dtype)        ? " (save f8 bits as 1-byte void, '|V1')"
+                                          : ""));
     if (a->shape.size() != p.dims.size())
       return fail(it->second + " has rank " + llvm::Twine(a->shape.size()) + " but '" + p.name +
                   "' has rank " + llvm::Twine(p.dims.size()));
