@@ -71,7 +71,8 @@ INSTANTIATE_TEST_SUITE_P(
                       NpyCase{"i64_empty", DType::I64, {0, 4}},
                       NpyCase{"bool_1d", DType::Bool, {9}}, NpyCase{"f64_2d", DType::F64, {4, 3}},
                       NpyCase{"i8_2d", DType::I8, {3, 3}}, NpyCase{"u8_1d", DType::U8, {17}},
-                      NpyCase{"u32_2d", DType::U32, {2, 5}}),
+                      NpyCase{"u32_2d", DType::U32, {2, 5}},
+                      NpyCase{"f8e4m3_1d", DType::F8E4M3, {6}}),
     [](const auto &info) { return std::string(info.param.name); });
 
 TEST(NpyErrors, NameTheProblem) {
