@@ -84,7 +84,7 @@ private:
           // Aligned tensors have last extents of whole 16-byte units.
           auto t = cast<GlobalTensorType>(d.getTensor().getType());
           int64_t bytes = std::max<int64_t>(1, t.getElementType().getIntOrFloatBitWidth() / 8);
-          if (aligned_ && (int64_t)d.getAxis() == t.getRank() - 1)
+          if (aligned_ && isAlignedTensor(d.getTensor()) && (int64_t)d.getAxis() == t.getRank() - 1)
             return uniform(v, std::max<int64_t>(1, 16 / bytes));
           return uniform(v, 1);
         })
@@ -166,6 +166,20 @@ private:
 
 AxisFacts tessera::analysis::axisFacts(Value v, bool aligned) { return Walker(aligned).facts(v); }
 
+bool tessera::analysis::isAlignedTensor(Value tensor) {
+  Operation *owner = tensor.getParentRegion()->getParentOp();
+  auto kernel = dyn_cast<KernelOp>(owner);
+  if (!kernel)
+    kernel = owner->getParentOfType<KernelOp>();
+  if (!kernel)
+    return true;
+  if (auto a = kernel->getAttrOfType<BoolAttr>("tile.aligned"); a && !a.getValue())
+    return false;
+  auto arg = dyn_cast<BlockArgument>(tensor);
+  auto list = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.unaligned_args");
+  return !arg || !list || !llvm::is_contained(list.asArrayRef(), (int64_t)arg.getArgNumber());
+}
+
 unsigned tessera::analysis::elementAccessVector(Operation *op) {
   auto kernel = op->getParentOfType<KernelOp>();
   auto alignedAttr = kernel ? kernel->getAttrOfType<BoolAttr>("tile.aligned") : BoolAttr();
@@ -174,11 +188,13 @@ unsigned tessera::analysis::elementAccessVector(Operation *op) {
   ValueRange indices;
   Value mask, access;
   if (auto g = dyn_cast<GatherOp>(op)) {
+    aligned = aligned && isAlignedTensor(g.getTensor());
     tensor = g.getTensor().getType();
     indices = g.getIndices();
     mask = g.getMask();
     access = g.getResult();
   } else if (auto s = dyn_cast<ScatterOp>(op)) {
+    aligned = aligned && isAlignedTensor(s.getTensor());
     tensor = s.getTensor().getType();
     indices = s.getIndices();
     mask = s.getMask();

@@ -46,6 +46,14 @@ AxisFacts axisFacts(mlir::Value v, bool aligned);
 /// indices and mask hold one value; only on aligned tensors.
 unsigned elementAccessVector(mlir::Operation *op);
 
+/// Whether the kernel is specialized on `tensor` (a tile.kernel argument of
+/// !tile.tensor type) being aligned: 16-byte aligned base, last extent and
+/// strides in whole 16-byte units. Not where the kernel is `tile.aligned =
+/// false` (every tensor unaligned) or lists the argument in
+/// `tile.unaligned_args` (the runtime's per-tensor specialization: one table of
+/// odd width does not cost the other tensors their vector accesses).
+bool isAlignedTensor(mlir::Value tensor);
+
 } // namespace tessera::analysis
 
 #endif

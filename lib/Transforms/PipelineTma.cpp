@@ -25,6 +25,7 @@
 // barrier of their own threads in the lowering.
 //
 //===----------------------------------------------------------------------===//
+#include "lib/Analysis/AxisInfo.h"
 #include "lib/Transforms/SoftwarePipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -169,6 +170,10 @@ bool mlir::tile::pipeline::useTma(scf::ForOp loop, SmallVector<Candidate> &cands
   for (Candidate &c : cands)
     if (c.load &&
         llvm::any_of(c.load.getCoords(), [](Value v) { return !v.getType().isInteger(32); }))
+      return false;
+  // A tensor map needs the aligned tensor the specialization promises.
+  for (Candidate &c : cands)
+    if (c.load && !tessera::analysis::isAlignedTensor(c.load.getTensor()))
       return false;
   SmallVector<SmallVector<int64_t>> boxes(cands.size());
   SmallVector<unsigned> swizzles(cands.size());

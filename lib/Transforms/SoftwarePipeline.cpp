@@ -172,10 +172,8 @@ std::optional<Candidate> match(scf::ForOp loop, LoadOp load) {
   FailureOr<Distribution> d = layout.distribute(tile.getShape());
   if (failed(d))
     return std::nullopt;
-  auto kernel = load->getParentOfType<KernelOp>();
-  auto aligned = kernel->getAttrOfType<BoolAttr>("tile.aligned");
   unsigned eltBytes = tile.getElementType().getIntOrFloatBitWidth() / 8;
-  unsigned run = (!aligned || aligned.getValue()) ? d->contiguousRun() : 1;
+  unsigned run = tessera::analysis::isAlignedTensor(load.getTensor()) ? d->contiguousRun() : 1;
   c.vec = std::max(1u, std::min(run, 16 / std::max(1u, eltBytes)));
   unsigned bytes = c.vec * eltBytes;
   if (bytes != 4 && bytes != 8 && bytes != 16)

@@ -91,11 +91,14 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
       unsigned bytes = dtypeBytes(p.dtype);
       if (!t->data && byteSpan(*t).second)
         return makeError("argument '" + p.name + "' is a null pointer");
-      if (t->data % 16 || (r && (t->shape[r - 1] * bytes) % 16))
-        b.aligned = false;
+      bool aligned = !(t->data % 16 || (r && (t->shape[r - 1] * bytes) % 16));
       for (size_t d = 0; d + 1 < r; ++d)
         if ((strides[d] * bytes) % 16)
-          b.aligned = false;
+          aligned = false;
+      if (!aligned) {
+        b.aligned = false;
+        b.unalignedArgs.push_back((int64_t)i);
+      }
       b.dataSlot.push_back((int32_t)b.slots.size());
       b.push<uint64_t>(t->data);
       for (size_t d = 0; d < r; ++d) {

@@ -475,6 +475,11 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
       (req.debug ? "\ndebug" : "") + (req.index64 ? "\nindex64" : "");
   for (const ScheduleOption &o : kScheduleOptions)
     keyText += std::string("\n") + o.name + " " + attrText(kernel->getAttr(o.attr));
+  if (req.aligned && !req.unalignedArgs.empty()) {
+    keyText += "\nunaligned";
+    for (int64_t i : req.unalignedArgs)
+      keyText += " " + std::to_string(i);
+  }
   out.key = sha256Hex(keyText).substr(0, 40);
   auto finish = [&] {
     out.compileMs =
@@ -497,6 +502,9 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
     }
   if (!req.aligned)
     kernel->setAttr("tile.aligned", mlir::BoolAttr::get(ctx_.get(), false));
+  else if (!req.unalignedArgs.empty())
+    kernel->setAttr("tile.unaligned_args",
+                    mlir::DenseI64ArrayAttr::get(ctx_.get(), req.unalignedArgs));
   diags.clear();
   {
     DiagnosticEngine::MLIRHandler handler(diags, *ctx_, /*internal=*/false);

@@ -94,6 +94,9 @@ struct CompileRequest {
   std::map<std::string, int64_t> params; // tune overrides (and num_warps, num_stages)
   std::map<std::string, int64_t> dims;   // every dim and integer scalar, by name
   bool aligned = true;                   // 16-byte alignment specialization
+  /// With `aligned`: the parameters (by index) whose tensors are not aligned
+  /// after all; their accesses are compiled as in the unaligned variant.
+  std::vector<int64_t> unalignedArgs;
   std::string arch = target::TargetInfo::kDefaultArch.str();
   unsigned optLevel = 1;
   int driverVersion = 0; // part of the cache key when known

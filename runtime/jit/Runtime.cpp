@@ -178,7 +178,9 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   if (llvm::Error e = checkPointers(sig, args, nullptr))
     return std::move(e);
   LaunchInfo info;
-  auto found = prepare(program, sig, *bound, bound->aligned, opts, info);
+  // The aligned variant, specialized on which tensors are not aligned: a table
+  // of odd width keeps the other tensors' vector accesses and staged copies.
+  auto found = prepare(program, sig, *bound, /*aligned=*/true, opts, info);
   if (!found)
     return found.takeError();
   // TMA: the aligned variant's tensor maps, or the cp.async variant when TMA
@@ -353,6 +355,9 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
       .append(aligned ? "|a" : "|u")
       .append(opts.useTuned ? "t" : "")
       .append(opts.useModel ? "m" : "");
+  if (aligned)
+    for (int64_t i : bound.unalignedArgs)
+      sigKey.append(1, '~').append(std::to_string(i));
   for (auto &[n, v] : opts.params)
     sigKey.append(1, '|').append(n).append(1, '=').append(std::to_string(v));
   sigKey.append(1, '#');
@@ -365,6 +370,8 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
     req.params = opts.params;
     req.dims = dims;
     req.aligned = aligned;
+    if (aligned)
+      req.unalignedArgs = bound.unalignedArgs;
     req.arch = arch_;
     req.optLevel = optLevel_;
     req.numSms = multiprocessors_;

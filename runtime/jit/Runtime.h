@@ -169,6 +169,8 @@ private:
   };
   /// The kernel for this launch signature and alignment variant, compiled
   /// and loaded on first use (recorded in `info`).
+  /// `aligned`: the aligned variant, but for the tensors `bound` lists as
+  /// unaligned (CompileRequest::unalignedArgs); else the unaligned one.
   llvm::Expected<Prepared *> prepare(const Program &program, const KernelSignature &sig,
                                      const Binding &bound, bool aligned, const LaunchOptions &opts,
                                      LaunchInfo &info);

@@ -18,7 +18,9 @@
 // SDPA comparison of scripts/device-run. Further arguments name other .tile
 // files with the same two kernels and parameters (variants of the example's
 // schedule), run after the example on the same scenarios, their lines
-// labelled with the file's stem.
+// labelled with the file's stem. TESSERA_DECODE_ONLY="<scenario> <config>" (as a
+// line prints them, e.g. "b64_ps16 S=2 BN=64 num_warps=4 num_stages=4") runs that
+// configuration alone, for a profiler (ncu --launch-skip 3 --launch-count 1).
 //
 //===----------------------------------------------------------------------===//
 #include "test/gpu/BenchUtil.h"
@@ -32,6 +34,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <numeric>
 
@@ -158,6 +161,9 @@ bool run(jit::Runtime &rt, const jit::Program &prog, const Scenario &sc, double 
           std::string config = "S=" + std::to_string(s) + " BN=" + std::to_string(bn) +
                                " num_warps=" + std::to_string(warps) +
                                " num_stages=" + std::to_string(stages);
+          if (const char *only = std::getenv("TESSERA_DECODE_ONLY");
+              only && sc.name + " " + config != only)
+            continue;
           auto pair = [&]() -> llvm::Error {
             if (auto r = rt.launch(prog, "decode_partial", partialArgs, lo); !r)
               return r.takeError();

@@ -161,6 +161,43 @@ TEST(Compiler, OneSpecializationServesEverySizeWithTheSameValues) {
   EXPECT_EQ(u->ptx.find("ld.global.v4"), std::string::npos);
 }
 
+// A block table whose rows are not whole 16-byte units (the vLLM layout with
+// 506 pages per sequence) costs only its own accesses: the paged K and V rows
+// keep their 16-byte cp.async copies into the pipeline's stages, where the
+// all-unaligned variant stages nothing.
+TEST(Compiler, OneUnalignedTensorLeavesTheOthersAligned) {
+  auto prog = example("decode_attention.tile");
+  ASSERT_TRUE(prog);
+  Compiler c;
+  CompileRequest r;
+  r.kernel = "decode_partial";
+  r.dims = {{"B", 64},     {"T", 1},   {"HQ", 32},    {"HK", 8}, {"D", 128},
+            {"NP", 17000}, {"PS", 16}, {"MAXP", 506}, {"S", 2}};
+  r.params = {{"BN", 64}, {"num_warps", 4}, {"num_stages", 4}};
+  auto a = c.compile(*prog, r);
+  ASSERT_TRUE((bool)a) << llvm::toString(a.takeError());
+  r.unalignedArgs = {3}; // block_table
+  auto p = c.compile(*prog, r);
+  ASSERT_TRUE((bool)p) << llvm::toString(p.takeError());
+  r.unalignedArgs.clear();
+  r.aligned = false;
+  auto u = c.compile(*prog, r);
+  ASSERT_TRUE((bool)u) << llvm::toString(u.takeError());
+  EXPECT_NE(p->key, a->key);
+  EXPECT_NE(p->key, u->key);
+  auto copies16 = [](const std::string &ptx) {
+    size_t n = 0;
+    for (size_t at = ptx.find("cp.async.cg.shared.global"); at != std::string::npos;
+         at = ptx.find("cp.async.cg.shared.global", at + 1))
+      n += ptx.compare(ptx.find(',', ptx.find(',', at) + 1) + 2, 2, "16") == 0;
+    return n;
+  };
+  EXPECT_EQ(p->sharedBytes, a->sharedBytes);
+  EXPECT_GT(copies16(p->ptx), 0u);
+  EXPECT_EQ(copies16(p->ptx), copies16(a->ptx));
+  EXPECT_LT(u->sharedBytes, a->sharedBytes);
+}
+
 TEST(Compiler, WhereValuesAndParamsChangeTheKey) {
   auto prog = example("softmax.tile");
   ASSERT_TRUE(prog);
@@ -424,11 +461,16 @@ TEST_F(Bind, RejectsWrittenTensorsThatOverlapOthers) {
 TEST_F(Bind, DetectsUnalignedTensors) {
   auto args = good();
   std::get<TensorArg>(args[0]).data = 0x10008; // 8-byte aligned only
-  EXPECT_FALSE(bindArguments(prog->kernels()[0], args)->aligned);
+  auto b = bindArguments(prog->kernels()[0], args);
+  EXPECT_FALSE(b->aligned);
+  EXPECT_EQ(b->unalignedArgs, std::vector<int64_t>{0}) << "the others stay aligned";
   args = good();
   std::get<TensorArg>(args[0]).shape = {100, 36}; // 72-byte rows
   std::get<TensorArg>(args[1]).shape = {36, 64};
-  EXPECT_FALSE(bindArguments(prog->kernels()[0], args)->aligned);
+  b = bindArguments(prog->kernels()[0], args);
+  EXPECT_FALSE(b->aligned);
+  EXPECT_EQ(b->unalignedArgs, std::vector<int64_t>{0});
+  EXPECT_TRUE(bindArguments(prog->kernels()[0], good())->unalignedArgs.empty());
 }
 
 //===----------------------------------------------------------------------===//

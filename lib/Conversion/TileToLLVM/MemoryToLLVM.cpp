@@ -128,10 +128,11 @@ tessera::conversion::computeGlobalAccess(ConversionPatternRewriter &rw, Operatio
       mask = LLVM::AndOp::create(rw, loc, mask, owner(acc.mask.size()));
     acc.mask.push_back(mask);
   }
-  // Vector groups: contiguous along the last axis, within 16 bytes, on aligned tensors.
+  // Vector groups: contiguous along the last axis, within 16 bytes, on aligned
+  // tensors (kUnalignedAttr marks the accesses of the others).
   auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
   auto aligned = fn ? fn->getAttrOfType<BoolAttr>("tile.aligned") : BoolAttr();
-  bool mayVectorize = !aligned || aligned.getValue();
+  bool mayVectorize = (!aligned || aligned.getValue()) && !op->hasAttr(kUnalignedAttr);
   if (mayVectorize && dist->sliced.empty()) {
     unsigned vec = dist->contiguousRun();
     while (vec > 1 && (vec * storageBytes(eltTy) > 16 || (k && block[k - 1] % vec)))

@@ -40,6 +40,9 @@ mlir::Value ownsElement(mlir::OpBuilder &b, mlir::Location loc, const Distributi
 /// The elements an element-addressed access moves at once (set on tile.gather
 /// and tile.scatter before the conversion, from analysis::elementAccessVector).
 constexpr const char *kVectorAttr = "tile.vector";
+/// On a block load or store whose tensor the kernel is not specialized as
+/// aligned (AxisInfo.h, isAlignedTensor): no vector accesses.
+constexpr const char *kUnalignedAttr = "tile.unaligned";
 
 /// The global address of every element of an element-addressed access
 /// (tile.gather, tile.scatter, the atomics) of type `access`, and whether it

@@ -191,6 +191,14 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
       if (isa<tile::GatherOp, tile::ScatterOp>(op))
         op->setAttr(kVectorAttr, IntegerAttr::get(IntegerType::get(ctx, 64),
                                                   tessera::analysis::elementAccessVector(op)));
+      // Block accesses of a tensor the specialization does not align.
+      Value tensor;
+      if (auto l = dyn_cast<tile::LoadOp>(op))
+        tensor = l.getTensor();
+      else if (auto s = dyn_cast<tile::StoreOp>(op))
+        tensor = s.getTensor();
+      if (tensor && !tessera::analysis::isAlignedTensor(tensor))
+        op->setAttr(kUnalignedAttr, UnitAttr::get(ctx));
     });
 
     // ceildivsi and friends become plain arithmetic first.
