@@ -295,6 +295,28 @@ TEST_F(Gpu, UnalignedTensorsGetTheUnalignedVariant) {
   expectClose(z, want, 0, 0);
 }
 
+// One unaligned tensor among aligned ones: the aligned variant with that
+// tensor listed (tile.unaligned_args), whose accesses alone are scalar.
+TEST_F(Gpu, OneUnalignedTensorAmongAlignedOnes) {
+  auto p = program("examples/vector_add.tile");
+  ASSERT_TRUE(p);
+  int64_t n = 4096;
+  auto big = up(HostTensor(DType::F32, {n + 1}).random(rng));
+  auto y = up(HostTensor(DType::F32, {n}).random(rng));
+  auto z = poison(DType::F32, {n});
+  jit::TensorArg x = big.arg();
+  x.data += 4; // one element in: 4-byte aligned only
+  x.shape = {n};
+  auto info = runtime->launch(*p, "", {x, y.arg(), z.arg()});
+  ASSERT_TRUE((bool)info) << llvm::toString(info.takeError());
+  auto &api = *cuda::driver();
+  ASSERT_FALSE((bool)cuda::check(api.cuCtxSynchronize(), "sync"));
+  std::vector<double> want(n);
+  for (int64_t i = 0; i < n; ++i)
+    want[i] = (double)(float)(big.host.v[i + 1] + y.host.v[i]);
+  expectClose(z, want, 0, 0);
+}
+
 // One runtime shared by eight threads (Runtime.h, "Threads"): their first
 // launches of one new kernel with the same sizes, all at once, compile it
 // once; each thread launches two kernels 100 times on a stream of its own,
