@@ -322,6 +322,17 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   if (cands.empty())
     return;
   WarpgroupDotOp asyncDot = asyncCandidate(loop, stages);
+  // A dot stays in flight only when both its operands come from the rings: an
+  // operand left synchronous (a tensor the specialization does not align) is
+  // stored to one buffer every iteration, which the dot in flight still reads.
+  auto fromRing = [&](Value v) {
+    while (auto t = v.getDefiningOp<MemDescTransOp>())
+      v = t.getSrc();
+    auto alloc = v.getDefiningOp<LocalAllocOp>();
+    return alloc && llvm::any_of(cands, [&](const Candidate &c) { return c.alloc == alloc; });
+  };
+  if (asyncDot && !(fromRing(asyncDot.getA()) && fromRing(asyncDot.getB())))
+    asyncDot = {};
   Location loc = loop.getLoc();
   MLIRContext *ctx = loop.getContext();
   OpBuilder b(loop);

@@ -198,6 +198,23 @@ TEST(Compiler, OneUnalignedTensorLeavesTheOthersAligned) {
   EXPECT_LT(u->sharedBytes, a->sharedBytes);
 }
 
+// An unaligned A (K = 130 halves: 260-byte rows) beside an aligned B: B is
+// staged, A is stored each iteration, so the warpgroup dot may not stay in
+// flight over A's buffer (tile-insert-barriers would refuse the kernel).
+TEST(Compiler, AMatmulWithOneUnalignedOperandCompiles) {
+  auto prog = example("matmul_f16.tile");
+  ASSERT_TRUE(prog);
+  Compiler c;
+  CompileRequest r;
+  r.dims = {{"M", 300}, {"N", 200}, {"K", 130}};
+  r.params = {{"num_stages", 3}};
+  r.unalignedArgs = {0};
+  auto k = c.compile(*prog, r);
+  ASSERT_TRUE((bool)k) << llvm::toString(k.takeError());
+  EXPECT_NE(k->ptx.find("wgmma.mma_async"), std::string::npos);
+  EXPECT_NE(k->ptx.find("cp.async.cg.shared.global"), std::string::npos) << "B is still staged";
+}
+
 TEST(Compiler, WhereValuesAndParamsChangeTheKey) {
   auto prog = example("softmax.tile");
   ASSERT_TRUE(prog);
