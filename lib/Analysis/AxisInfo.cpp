@@ -181,20 +181,18 @@ bool tessera::analysis::isAlignedTensor(Value tensor) {
 }
 
 unsigned tessera::analysis::elementAccessVector(Operation *op) {
-  auto kernel = op->getParentOfType<KernelOp>();
-  auto alignedAttr = kernel ? kernel->getAttrOfType<BoolAttr>("tile.aligned") : BoolAttr();
-  bool aligned = !alignedAttr || alignedAttr.getValue();
+  bool aligned = true;
   GlobalTensorType tensor;
   ValueRange indices;
   Value mask, access;
   if (auto g = dyn_cast<GatherOp>(op)) {
-    aligned = aligned && isAlignedTensor(g.getTensor());
+    aligned = isAlignedTensor(g.getTensor());
     tensor = g.getTensor().getType();
     indices = g.getIndices();
     mask = g.getMask();
     access = g.getResult();
   } else if (auto s = dyn_cast<ScatterOp>(op)) {
-    aligned = aligned && isAlignedTensor(s.getTensor());
+    aligned = isAlignedTensor(s.getTensor());
     tensor = s.getTensor().getType();
     indices = s.getIndices();
     mask = s.getMask();

@@ -21,21 +21,9 @@ std::string sema::shapeStr(llvm::ArrayRef<int64_t> s) {
   return out + "]";
 }
 
+/// Whether the integer constant `v` is a value of `t` (every i64 is).
 static bool fits(DType t, int64_t v) {
-  switch (t) {
-  case DType::I32:
-    return v >= INT32_MIN && v <= INT32_MAX;
-  case DType::U32:
-    return v >= 0 && v <= (int64_t)UINT32_MAX;
-  case DType::I8:
-    return v >= INT8_MIN && v <= INT8_MAX;
-  case DType::U8:
-    return v >= 0 && v <= UINT8_MAX;
-  case DType::Bool:
-    return v == 0 || v == 1;
-  default:
-    return true;
-  }
+  return isFloat(t) || t == DType::I64 || dtypeHolds(t, (double)v);
 }
 
 /// `v` as a value of integer type `t` (wrapping, as the conversion does): the

@@ -95,10 +95,8 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
       for (size_t d = 0; d + 1 < r; ++d)
         if ((strides[d] * bytes) % 16)
           aligned = false;
-      if (!aligned) {
-        b.aligned = false;
+      if (!aligned)
         b.unalignedArgs.push_back((int64_t)i);
-      }
       b.dataSlot.push_back((int32_t)b.slots.size());
       b.push<uint64_t>(t->data);
       for (size_t d = 0; d < r; ++d) {

@@ -43,10 +43,10 @@ std::vector<int64_t> stridesOf(const TensorArg &t);
 
 struct Binding {
   std::map<std::string, int64_t> dims; // named dims and integer scalars
-  bool aligned = true;
   /// The parameters (by index) of the tensors that are not aligned (16-byte
-  /// base, last extent and strides in whole 16-byte units); empty when aligned.
+  /// base, last extent and strides in whole 16-byte units).
   std::vector<int64_t> unalignedArgs;
+  bool aligned() const { return unalignedArgs.empty(); }
   /// The 64-bit size class (an extent of 2^31 or more, or asked for): extents
   /// are packed as 64-bit values (docs/kernel-abi.md).
   bool index64 = false;

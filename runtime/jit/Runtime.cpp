@@ -222,7 +222,6 @@ llvm::Expected<LaunchInfo> Runtime::launch(const Program &program, llvm::StringR
   if (llvm::Error e = appendTrailing(r.binding.pointers, **found, maps, opts.stream))
     return std::move(e);
   r.prepared = *found;
-  r.aligned = r.binding.aligned;
   r.disjoint = disjointPairs(sig, args);
   for (const Arg &a : args) {
     const auto *t = std::get_if<TensorArg>(&a);

@@ -228,7 +228,6 @@ private:
     std::vector<Arg> args;
     Binding binding;
     Prepared *prepared = nullptr;
-    bool aligned = true;
     std::vector<const CUtensorMap *> maps; // this launch's, reused
     /// The tensor pairs that must not share bytes (Bind.h), and each
     /// argument's bytes (the same on a repeat: shapes and strides are).

@@ -86,6 +86,9 @@ private:
   }
   ExprP expr(Ty ty, int depth, bool exact = false);
   ExprP tryExpr(Ty ty, int depth, bool exact);
+  /// `ty` as a conversion of a `from` value, and as a where() of two `ty` values.
+  ExprP convertFrom(Ty ty, DType from, int depth, bool exact);
+  ExprP select(Ty ty, int depth, bool exact);
   /// Bounds `name` as analyze() does after the body so far (a loop's or a
   /// branch's var over all its values); false when the body breaks a rule.
   bool boundsAfter(const std::string &name) {

@@ -273,21 +273,12 @@ ExprP Gen::tryExpr(Ty ty, int depth, bool exact) {
   bool fl = isFloat(ty.dt), in = isInt(ty.dt);
   if (isF8(ty.dt)) {
     // f8 values only load, convert, select and move.
-    if (chance(0.6)) {
-      DType from = pick(std::vector<DType>{DType::F32, DType::F32, DType::F16, DType::BF16,
-                                           DType::F64, DType::I32});
-      ExprP s = expr(Ty{from, ty.sh}, d, exact);
-      if (!s)
-        return nullptr;
-      feature("convert");
-      return finish(node(Op::Convert, ty, {s}));
-    }
-    ExprP cnd = operand(Ty{DType::Bool, ty.sh}, d, true);
-    ExprP a, b;
-    if (!cnd || !operands(ty, d, exact, a, b))
-      return nullptr;
-    feature("where");
-    return finish(node(Op::Select, ty, {cnd, a, b}));
+    if (chance(0.6))
+      return convertFrom(ty,
+                         pick(std::vector<DType>{DType::F32, DType::F32, DType::F16, DType::BF16,
+                                                 DType::F64, DType::I32}),
+                         d, exact);
+    return select(ty, d, exact);
   }
   if (ty.dt == DType::Bool) {
     switch (uniform(0, 3)) {
@@ -405,22 +396,10 @@ ExprP Gen::tryExpr(Ty ty, int depth, bool exact) {
       from = chance(0.3) ? DType::Bool : DType::F32;
     if (from == ty.dt)
       return nullptr;
-    bool needExact = exact || (isInt(ty.dt) && isFloat(from));
-    ExprP s = expr(Ty{from, ty.sh}, d, needExact);
-    if (!s)
-      return nullptr;
-    feature("convert");
-    return finish(node(Op::Convert, ty, {s}));
+    return convertFrom(ty, from, d, exact || (isInt(ty.dt) && isFloat(from)));
   }
-  if (c == 5) {
-    // The result takes the shape of the value operands (one of them has ty's).
-    ExprP cnd = operand(Ty{DType::Bool, ty.sh}, d, true);
-    ExprP a, b;
-    if (!cnd || !operands(ty, d, exact, a, b))
-      return nullptr;
-    feature("where");
-    return finish(node(Op::Select, ty, {cnd, a, b}));
-  }
+  if (c == 5)
+    return select(ty, d, exact);
   if (c >= 6 && c <= 8 && fl && !exact) {
     static const std::vector<Op> fns = {Op::ExpNeg, Op::Exp2Neg, Op::Tanh,  Op::Sigmoid,
                                         Op::Log1,   Op::Sqrt1,   Op::Rsqrt1};
@@ -482,6 +461,24 @@ ExprP Gen::tryExpr(Ty ty, int depth, bool exact) {
   if (!operands(ty, d, exact, a, b))
     return nullptr;
   return finish(node(chance(0.5) ? Op::Add : Op::Sub, ty, {a, b}));
+}
+
+ExprP Gen::convertFrom(Ty ty, DType from, int depth, bool exact) {
+  ExprP s = expr(Ty{from, ty.sh}, depth, exact);
+  if (!s)
+    return nullptr;
+  feature("convert");
+  return finish(node(Op::Convert, ty, {s}));
+}
+
+ExprP Gen::select(Ty ty, int depth, bool exact) {
+  // The result takes the shape of the value operands (one of them has ty's).
+  ExprP cnd = operand(Ty{DType::Bool, ty.sh}, depth, true);
+  ExprP a, b;
+  if (!cnd || !operands(ty, depth, exact, a, b))
+    return nullptr;
+  feature("where");
+  return finish(node(Op::Select, ty, {cnd, a, b}));
 }
 } // namespace detail
 

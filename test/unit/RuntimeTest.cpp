@@ -385,7 +385,7 @@ TEST_F(Bind, PacksTheAbi) {
   EXPECT_EQ(b->dims.at("M"), 100);
   EXPECT_EQ(b->dims.at("K"), 32);
   EXPECT_EQ(b->dims.at("n"), 7);
-  EXPECT_TRUE(b->aligned);
+  EXPECT_TRUE(b->aligned());
   EXPECT_EQ(b->pointers.size(), b->slots.size());
 }
 
@@ -479,13 +479,13 @@ TEST_F(Bind, DetectsUnalignedTensors) {
   auto args = good();
   std::get<TensorArg>(args[0]).data = 0x10008; // 8-byte aligned only
   auto b = bindArguments(prog->kernels()[0], args);
-  EXPECT_FALSE(b->aligned);
+  EXPECT_FALSE(b->aligned());
   EXPECT_EQ(b->unalignedArgs, std::vector<int64_t>{0}) << "the others stay aligned";
   args = good();
   std::get<TensorArg>(args[0]).shape = {100, 36}; // 72-byte rows
   std::get<TensorArg>(args[1]).shape = {36, 64};
   b = bindArguments(prog->kernels()[0], args);
-  EXPECT_FALSE(b->aligned);
+  EXPECT_FALSE(b->aligned());
   EXPECT_EQ(b->unalignedArgs, std::vector<int64_t>{0});
   EXPECT_TRUE(bindArguments(prog->kernels()[0], good())->unalignedArgs.empty());
 }
