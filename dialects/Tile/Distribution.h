@@ -28,6 +28,7 @@
 #include "mlir/IR/Attributes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/LogicalResult.h"
 
 #include <map>
 #include <optional>
@@ -80,6 +81,15 @@ struct Distribution {
   /// Rebuilds `index` and `wrapping` from the bases and offsets (after they change).
   void reindex();
 };
+
+/// The window [begin, begin + width) of root axis `axis` as a distribution of
+/// its own (coordinates relative to `begin`, the same lanes and warps), with
+/// `elems` the indices in `dist` of the elements it keeps, in order. Fails
+/// where the window's elements differ between threads: a lane or warp bit, or
+/// an element's offset plus them, crosses a multiple of `width`; or the tile
+/// wraps along `axis`, or the axis is sliced.
+llvm::FailureOr<Distribution> windowOf(const Distribution &dist, unsigned axis, int64_t begin,
+                                       int64_t width, llvm::SmallVectorImpl<size_t> &elems);
 
 /// Per root axis, the lane and warp part of a thread's coordinates (before
 /// wrapping), for host integers (SharedLayout.h's HostArith) or the IR

@@ -46,6 +46,12 @@ inline constexpr const char *kWarpSpecializeOption = "warp-specialize";
 /// GPU holds at once (tile-persistent). Recorded as `tile.persistent`.
 inline constexpr const char *kPersistentOption = "persistent";
 
+/// The compiler's TMA-store schedule option (`--param tma-store=1`): on
+/// sm_90, a tensor-core accumulator's block store goes through a small
+/// shared-memory buffer and TMA, asynchronously (tile-tma-store). Recorded as
+/// `tile.tma_store`; a store TMA cannot describe stays as it is.
+inline constexpr const char *kTmaStoreOption = "tma-store";
+
 /// Every schedule option: its name, the kernel attribute it becomes (an i64,
 /// set only when the value differs from the default) and its range.
 struct ScheduleOption {
@@ -57,6 +63,7 @@ inline constexpr ScheduleOption kScheduleOptions[] = {
     {kSplitKOption, "tile.split_k", 1, kMaxSplitK, 1},
     {kWarpSpecializeOption, "tile.warp_specialize", 0, 1, 0},
     {kPersistentOption, "tile.persistent", 0, 1, 0},
+    {kTmaStoreOption, "tile.tma_store", 0, 1, 0},
 };
 
 } // namespace tessera

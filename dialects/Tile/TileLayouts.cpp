@@ -97,6 +97,33 @@ void Distribution::reindex() {
     index.try_emplace(std::vector<int64_t>(offsets[i].begin(), offsets[i].end()), i);
 }
 
+FailureOr<Distribution> mlir::tile::windowOf(const Distribution &dist, unsigned axis, int64_t begin,
+                                             int64_t width, SmallVectorImpl<size_t> &elems) {
+  if (axis >= dist.rank() || dist.isSliced(axis) || dist.wraps(axis) || width <= 0 ||
+      begin % width || begin + width > dist.shape[axis])
+    return failure();
+  // The most a thread's base moves along the axis.
+  int64_t reach = 0;
+  for (const Basis &b : llvm::concat<const Basis>(dist.lanes, dist.warps))
+    if (b.axis == (int)axis)
+      reach += b.value;
+  Distribution w = dist;
+  w.shape[axis] = width;
+  w.offsets.clear();
+  elems.clear();
+  for (auto [i, off] : llvm::enumerate(dist.offsets)) {
+    if (off[axis] % width + reach >= width)
+      return failure();
+    if (off[axis] - off[axis] % width != begin)
+      continue;
+    elems.push_back(i);
+    w.offsets.push_back(off);
+    w.offsets.back()[axis] -= begin;
+  }
+  w.reindex();
+  return w;
+}
+
 namespace {
 
 /// Appends the bits of a level of `count` ids that step `value` along `axis`.

@@ -111,6 +111,44 @@ LogicalResult TmaCopyOp::verify() {
   return success();
 }
 
+LogicalResult TmaStoreOp::verify() {
+  GlobalTensorType tensor = getTensor().getType();
+  MemDescType buf = getBuf().getType();
+  auto value = cast<RankedTensorType>(getValue().getType());
+  if ((int64_t)getCoords().size() != tensor.getRank())
+    return emitOpError() << "needs " << tensor.getRank() << " coordinates for a rank-"
+                         << tensor.getRank() << " tensor, got " << getCoords().size();
+  if (value.getRank() != 2 || tensor.getRank() < 2 || tensor.getRank() > 5 || buf.getRank() != 3)
+    return emitOpError() << "stores a 2-D tile into a tensor of rank 2 to 5 through a buffer of "
+                            "2-D slots";
+  if (buf.getElementType() != value.getElementType() ||
+      tensor.getElementType() != value.getElementType())
+    return emitOpError() << "needs one element type for the value, the buffer and the tensor";
+  SharedGeometry g = buf.getGeometry();
+  if (!g.rowMajor || g.rows != value.getShape()[0] || value.getShape()[1] % g.cols)
+    return emitOpError() << "needs slots of the value's rows and a whole number of its columns, "
+                            "stored along the columns; got "
+                         << buf << " for " << value;
+  int64_t windows = value.getShape()[1] / g.cols, slots = buf.getShape()[0];
+  if (windows % slots)
+    return emitOpError() << "stages " << windows << " column windows in " << slots
+                         << " slots: the slots must divide them";
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (!kernel)
+    return success();
+  auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps");
+  if (!maps || getMap() >= maps.size())
+    return emitOpError() << "names tensor map " << getMap()
+                         << ", which the kernel's tile.tensor_maps does not list";
+  auto entry = dyn_cast<DictionaryAttr>(maps[getMap()]);
+  auto arg = entry ? entry.getAs<IntegerAttr>("arg") : IntegerAttr();
+  auto blockArg = dyn_cast<BlockArgument>(getTensor());
+  if (!arg || !blockArg || blockArg.getArgNumber() != arg.getInt())
+    return emitOpError() << "stores to a tensor other than the one tensor map " << getMap()
+                         << " describes";
+  return success();
+}
+
 LogicalResult AsyncCopyOp::verify() {
   GlobalTensorType tensor = getTensor().getType();
   MemDescType dst = getDst().getType();

@@ -278,6 +278,54 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def Tile_TmaStoreOp : Tile_Op<"tma_store",
+    [MemoryEffects<[MemWrite, MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "stores a tile into a global tensor through shared memory and TMA";
+  let description = [{
+    Writes what `tile.store %tensor[%coords], %value` writes (elements outside
+    the tensor are not written) by staging `value` one column window of the
+    slot's shape at a time into the slots of `buf` (in turn) and storing each
+    window with `cp.async.bulk.tensor` through tensor map `map` of the
+    kernel's `tile.tensor_maps`, issued by thread 0 as one bulk group. Before
+    a slot is written again, the group that read it last has finished reading
+    it (at most `slots - 1` groups of the thread stay in flight): the stores
+    run on while the program goes on (the next tile of a persistent loop).
+    The op orders its own shared-memory accesses (barriers of the compute
+    warps, a proxy fence before each store); `tile.tma_store_wait` completes
+    the stores. The value's layout must give every thread the same elements
+    of each window (the mma layouts do). tile-tma-store makes it.
+
+    ```mlir
+    tile.tma_store %c[%i, %j], %acc, %buf {map = 2 : i32}
+        : !tile.tensor<?x?xbf16>, tensor<128x256xbf16, #mma>, !tile.memdesc<2x128x64xbf16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_TensorType:$tensor, Variadic<I32>:$coords, Tile_Tile:$value,
+                       Tile_MemDescType:$buf, ConfinedAttr<I32Attr, [IntNonNegative]>:$map);
+  let assemblyFormat = [{
+    $tensor `[` $coords `]` `,` $value `,` $buf attr-dict `:` type($tensor) `,` type($value) `,`
+    qualified(type($buf))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait",
+    [MemoryEffects<[MemWrite, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "completes the TMA stores a program has issued";
+  let description = [{
+    Waits until the bulk groups of `tile.tma_store` (every store of the
+    thread) are complete: their writes to global memory are done and `buf`
+    is no longer read. tile-tma-store puts one after the last store of each
+    buffer, before the program ends.
+
+    ```mlir
+    tile.tma_store_wait %buf : !tile.memdesc<2x128x64xbf16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_MemDescType:$buf);
+  let assemblyFormat = "$buf attr-dict `:` qualified(type($buf))";
+}
+
 // Writes: the copies it completes become visible (and it must not be erased).
 def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait", [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
   let summary = "waits until a barrier's phase of the given parity has completed";

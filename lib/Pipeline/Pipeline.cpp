@@ -65,6 +65,7 @@ LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::Strin
   pm.addNestedPass<tile::KernelOp>(tile::createTileAssignLayouts({arch.str()}));
   pm.addNestedPass<tile::KernelOp>(tile::createTileStageOperands());
   pm.addNestedPass<tile::KernelOp>(tile::createTileSoftwarePipeline({arch.str()}));
+  pm.addNestedPass<tile::KernelOp>(tile::createTileTmaStore({arch.str()}));
   pm.addNestedPass<tile::KernelOp>(tile::createTileAllocateShared({arch.str()}));
   pm.addNestedPass<tile::KernelOp>(tile::createTileInsertBarriers());
   pm.addPass(tile::createConvertTileToLLVM({arch.str()}));
@@ -90,6 +91,7 @@ FailureOr<int64_t> tessera::pipeline::sharedMemoryBytes(tile::KernelOp kernel,
   pm.addPass(tile::createTileAssignLayouts({arch.str()}));
   pm.addPass(tile::createTileStageOperands());
   pm.addPass(tile::createTileSoftwarePipeline({arch.str()}));
+  pm.addPass(tile::createTileTmaStore({arch.str()}));
   pm.addPass(tile::createTileAllocateShared({arch.str(), /*checkLimit=*/false}));
   if (failed(pm.run(copy)))
     return failure();

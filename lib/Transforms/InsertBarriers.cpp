@@ -22,7 +22,8 @@
 // loop orders the slot a completed dot read, not the one in flight) and
 // become pending at that wait, so a later write (the epilogue's conversion
 // scratch reusing the operand buffers) gets its barrier after the wait; a
-// write before it is an error.
+// write before it is an error. A `tile.tma_store` orders its own accesses
+// with barriers of its own (TmaStoreToLLVM.cpp) and counts as one.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Analysis/SharedMemory.h"
@@ -158,6 +159,18 @@ private:
       auto [lo, hi] = bufferOf(copy.getDst());
       if (conflicts(s, Access{lo, hi, true}))
         barrierBefore(op, s, insert);
+      return;
+    }
+    if (isa<TmaStoreOp>(op)) {
+      // Orders its own accesses: a barrier before it writes its buffer, one
+      // before its stores read it (later stores of the buffer wait for those
+      // reads themselves). Earlier writes are published by the first one.
+      if (insert && fenceAsync_ &&
+          llvm::any_of(s.pending, [](const Access &a) { return a.write; })) {
+        OpBuilder b(op);
+        FenceAsyncSharedOp::create(b, op->getLoc());
+      }
+      s.pending.clear();
       return;
     }
     if (auto bars = dyn_cast<MBarrierAllocOp>(op)) {

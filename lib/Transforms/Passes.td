@@ -156,6 +156,37 @@ def TileSoftwarePipeline : Pass<"tile-software-pipeline", "::mlir::tile::KernelO
   let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect"];
 }
 
+def TileTmaStore : Pass<"tile-tma-store", "::mlir::tile::KernelOp"> {
+  let summary = "stores tensor-core accumulators through shared memory and TMA";
+  let description = [{
+    With the kernel's `tile.tma_store` (the compiler's `tma-store` schedule
+    option), on a target with TMA and in the aligned variant, each block store
+    of a tile with an mma layout (looked through its conversion to a store
+    layout) to a kernel argument TMA can describe becomes a `tile.tma_store`
+    of the mma-layout value through a buffer of one or two swizzled slots of
+    [rows, W] (W: the columns of a 128-byte row, or the whole tile), allocated
+    at the top of the body, and a `tile.tma_store_wait` of the buffer after
+    the op of the body that holds the store. The store's tensor map joins the
+    kernel's `tile.tensor_maps`. The windows are written while the program
+    goes on: in a persistent loop, the next tile's main loop overlaps them.
+
+    ```mlir
+    %buf = tile.local_alloc : !tile.memdesc<2x128x64xbf16, #shared>
+    ...
+    tile.tma_store %c[%i, %j], %acc, %buf {map = 2 : i32}
+        : !tile.tensor<?x?xbf16>, tensor<128x256xbf16, #mma>, !tile.memdesc<2x128x64xbf16, #shared>
+    ...
+    tile.tma_store_wait %buf : !tile.memdesc<2x128x64xbf16, #shared>
+    ```
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string",
+           "::tessera::target::TargetInfo::kDefaultArch.str()",
+           "the GPU architecture (whether it has TMA)">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileAllocateShared : Pass<"tile-allocate-shared", "::mlir::tile::KernelOp"> {
   let summary = "gives every shared-memory buffer and scratch an offset, with liveness";
   let description = [{

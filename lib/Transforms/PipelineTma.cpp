@@ -68,24 +68,6 @@ bool tmaBox(Candidate &c, SharedEncodingAttr enc, SmallVector<int64_t> &box, uns
   return true;
 }
 
-/// The index of the tensor map of (`arg`, `box`, `swizzle`) in the kernel's
-/// tile.tensor_maps, added when new.
-int64_t tensorMapIndex(KernelOp kernel, unsigned arg, ArrayRef<int64_t> box, unsigned swizzle) {
-  Builder b(kernel.getContext());
-  SmallVector<Attribute> maps;
-  if (auto old = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps"))
-    maps.assign(old.begin(), old.end());
-  auto entry = b.getDictionaryAttr({b.getNamedAttr("arg", b.getI64IntegerAttr(arg)),
-                                    b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
-                                    b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle))});
-  for (auto [i, m] : llvm::enumerate(maps))
-    if (m == entry)
-      return i;
-  maps.push_back(entry);
-  kernel->setAttr("tile.tensor_maps", b.getArrayAttr(maps));
-  return maps.size() - 1;
-}
-
 /// The ops that `values` depend on, when every one is a scalar op without
 /// memory effects or regions: those of the kernel body in `ops` (they can run
 /// before the warp split), those of the persistent loop `outer`'s body, from
@@ -150,6 +132,23 @@ KernelOp kernelAround(const TmaPipeline &p) {
 }
 
 } // namespace
+
+int64_t mlir::tile::pipeline::tensorMapIndex(KernelOp kernel, unsigned arg, ArrayRef<int64_t> box,
+                                             unsigned swizzle) {
+  Builder b(kernel.getContext());
+  SmallVector<Attribute> maps;
+  if (auto old = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps"))
+    maps.assign(old.begin(), old.end());
+  auto entry = b.getDictionaryAttr({b.getNamedAttr("arg", b.getI64IntegerAttr(arg)),
+                                    b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
+                                    b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle))});
+  for (auto [i, m] : llvm::enumerate(maps))
+    if (m == entry)
+      return i;
+  maps.push_back(entry);
+  kernel->setAttr("tile.tensor_maps", b.getArrayAttr(maps));
+  return maps.size() - 1;
+}
 
 bool mlir::tile::pipeline::useTma(scf::ForOp loop, SmallVector<Candidate> &cands,
                                   ArrayRef<MemDescType> slotTypes,

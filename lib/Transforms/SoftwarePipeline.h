@@ -83,6 +83,10 @@ bool canWarpSpecialize(const TmaPipeline &p);
 /// and releasing the slot the previous iteration's dot read.
 void warpSpecialize(TmaPipeline &p, const tessera::target::TargetInfo &target);
 
+/// The index of the tensor map of (`arg`, `box`, `swizzle`) in the kernel's
+/// `tile.tensor_maps`, added when new (TMA copies and stores share them).
+int64_t tensorMapIndex(KernelOp kernel, unsigned arg, ArrayRef<int64_t> box, unsigned swizzle);
+
 } // namespace mlir::tile::pipeline
 
 #endif

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <mutex>
 #include <random>
+#include <set>
 #include <thread>
 
 using namespace tessera;
@@ -62,6 +63,17 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
     return target.takeError();
   CompileSummary out;
   std::vector<Config> configs = enumerate(*sig);
+  if (!req.fixed.empty()) {
+    std::vector<Config> kept;
+    std::set<std::map<std::string, int64_t>> seen;
+    for (Config &c : configs) {
+      for (auto &[name, v] : req.fixed)
+        c.params[name] = v;
+      if (seen.insert(c.params).second)
+        kept.push_back(std::move(c));
+    }
+    configs = std::move(kept);
+  }
   size_t plain = configs.size();
   if (req.multiprocessors)
     for (size_t i = 0; i < plain; ++i)
@@ -99,6 +111,19 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
       // Persistent too: the producer then loads the next tile's operands
       // while the compute warps store the last one.
       c.params[kPersistentOption] = 1;
+      configs.push_back(std::move(c));
+    }
+  // TMA-store epilogues: every configuration so far, but split-K ones (their
+  // epilogue adds partial sums in place).
+  if (req.tmaStore && target->hasTMA() && req.aligned)
+    for (size_t i = 0, n = configs.size(); i < n; ++i) {
+      auto s = configs[i].params.find(kSplitKOption);
+      auto t = configs[i].params.find(kTmaStoreOption);
+      if ((s != configs[i].params.end() && s->second > 1) ||
+          (t != configs[i].params.end() && t->second))
+        continue;
+      Config c = configs[i];
+      c.params[kTmaStoreOption] = 1;
       configs.push_back(std::move(c));
     }
   for (Config &c : configs)

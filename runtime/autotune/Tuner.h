@@ -102,6 +102,13 @@ struct TuneRequest {
   /// with `warp-specialize=1`, alone and with `persistent=1` (pruned by
   /// warpSpecializeReason). Off by default until measured on a GPU.
   bool warpSpecialize = false;
+  /// On targets with TMA, every configuration (but split-K ones) also with
+  /// `tma-store=1` (an epilogue through shared memory and TMA stores).
+  bool tmaStore = false;
+  /// Parameters every configuration takes (tune parameters and schedule
+  /// options alike): the search covers the others. Configurations that become
+  /// the same are tried once.
+  std::map<std::string, int64_t> fixed;
   /// The 64-bit size class (a dim of 2^31 or more), as launches of those sizes get.
   bool index64 = false;
 

@@ -85,6 +85,7 @@ void matmul(std::vector<ProgramCase> &out, std::mt19937 &rng, bool tn, int64_t m
                      : name == "split-k"         ? "split"
                      : name == "warp-specialize" ? "ws"
                      : name == "persistent"      ? "pers"
+                     : name == "tma-store"       ? "tmast"
                                                  : name,
                      v});
   ProgramCase c{nameOf(tn ? "matmul_tn" : "matmul", parts),
@@ -292,6 +293,64 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   attention(out, rng, false, 1, 2, 77, 64);
   attention(out, rng, true, 1, 2, 256, 64);
   attention(out, rng, true, 2, 2, 200, 128);
+  // Epilogues through shared memory and TMA stores (on sm_90a; elsewhere the
+  // option changes nothing): ragged M and N over the wide tile; persistent
+  // and warp-specialized with four stages of the wide tile, with ragged
+  // tiles and K below one block, and with 4 compute warps and A M-major;
+  // persistent without a producer; C whose rows of 200 bytes TMA cannot
+  // describe (the store stays); f32 out of a fused epilogue.
+  matmul(out, rng, false, 300, 264, 1000,
+         {{"BM", 128},
+          {"BN", 256},
+          {"BK", 64},
+          {"num_warps", 8},
+          {"num_stages", 4},
+          {"tma-store", 1}});
+  matmul(out, rng, false, 1664, 1408, 200,
+         {{"BM", 128},
+          {"BN", 256},
+          {"BK", 64},
+          {"num_warps", 8},
+          {"num_stages", 4},
+          {"warp-specialize", 1},
+          {"persistent", 1},
+          {"tma-store", 1}});
+  matmul(out, rng, false, 2100, 2100, 40,
+         {{"BM", 128},
+          {"BN", 128},
+          {"BK", 64},
+          {"num_warps", 8},
+          {"num_stages", 4},
+          {"warp-specialize", 1},
+          {"persistent", 1},
+          {"tma-store", 1}});
+  matmul(out, rng, true, 2048, 2048, 100,
+         {{"BM", 64},
+          {"BN", 128},
+          {"BK", 32},
+          {"num_warps", 4},
+          {"num_stages", 4},
+          {"warp-specialize", 1},
+          {"persistent", 1},
+          {"tma-store", 1}});
+  matmul(out, rng, false, 2304, 2048, 72,
+         {{"BM", 128},
+          {"BN", 128},
+          {"BK", 64},
+          {"num_warps", 8},
+          {"num_stages", 3},
+          {"persistent", 1},
+          {"tma-store", 1}});
+  matmul(
+      out, rng, false, 200, 100, 300,
+      {{"BM", 64}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 3}, {"tma-store", 1}});
+  matmulEpilogue(out, rng, false, 300, 200, 130,
+                 {{"BM", 128},
+                  {"BN", 128},
+                  {"BK", 64},
+                  {"num_warps", 8},
+                  {"num_stages", 3},
+                  {"tma-store", 1}});
   std::mt19937 decodeRng(1616);
   addDecodeCases(out, decodeRng);
   return out;

@@ -215,6 +215,39 @@ TEST(Compiler, AMatmulWithOneUnalignedOperandCompiles) {
   EXPECT_NE(k->ptx.find("cp.async.cg.shared.global"), std::string::npos) << "B is still staged";
 }
 
+// The persistent, warp-specialized 128x256 tile with four stages: its
+// operand ring (192 KB) leaves no room for the epilogue's conversion through
+// shared memory, but does for the TMA store's two 16 KB windows.
+TEST(Compiler, TheTmaStoreEpilogueLetsAPersistentWideTileKeepFourStages) {
+  auto prog = example("matmul.tile");
+  ASSERT_TRUE(prog);
+  Compiler c;
+  CompileRequest r;
+  r.dims = {{"M", 4096}, {"N", 4096}, {"K", 4096}};
+  r.params = {{"BM", 128},      {"BN", 256},       {"BK", 64},
+              {"num_warps", 8}, {"num_stages", 4}, {"warp-specialize", 1},
+              {"persistent", 1}};
+  auto plain = c.compile(*prog, r);
+  ASSERT_FALSE((bool)plain);
+  EXPECT_NE(llvm::toString(plain.takeError()).find("shared memory"), std::string::npos);
+  r.params["tma-store"] = 1;
+  auto k = c.compile(*prog, r);
+  ASSERT_TRUE((bool)k) << llvm::toString(k.takeError());
+  EXPECT_LE(k->sharedBytes, 232448);
+  ASSERT_EQ(k->tensorMaps.size(), 3u); // A, B and C
+  EXPECT_NE(k->ptx.find("cp.async.bulk.tensor.2d.global.shared::cta"), std::string::npos);
+  EXPECT_NE(k->ptx.find("cp.async.bulk.wait_group.read"), std::string::npos);
+  EXPECT_NE(k->ptx.find("setmaxnreg"), std::string::npos);
+  EXPECT_EQ(k->ptx.find("st.global"), std::string::npos) << "the epilogue stores by TMA alone";
+  // On sm_80 the option changes nothing.
+  r.arch = "sm_80";
+  r.params = {{"tma-store", 1}};
+  auto ampere = c.compile(*prog, r);
+  ASSERT_TRUE((bool)ampere) << llvm::toString(ampere.takeError());
+  EXPECT_EQ(ampere->ptx.find("cp.async.bulk"), std::string::npos);
+  EXPECT_TRUE(ampere->tensorMaps.empty());
+}
+
 TEST(Compiler, WhereValuesAndParamsChangeTheKey) {
   auto prog = example("softmax.tile");
   ASSERT_TRUE(prog);

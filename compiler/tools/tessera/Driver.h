@@ -99,7 +99,9 @@ struct TuneOptions {
   double bytes = 0;   // per launch, for TB/s
   std::string db;     // the tuning database; empty: the default
   bool noSave = false;
-  bool warpSpecialize = false; // also try warp-specialized (and persistent) variants
+  bool warpSpecialize = false;     // also try warp-specialized (and persistent) variants
+  bool tmaStore = false;           // also try TMA-store epilogues
+  std::vector<std::string> params; // NAME=V: fixed in every configuration
 };
 
 /// `tessera tune` (Tune.cpp): 0 on success; 1 for bad programs or arguments,

@@ -91,6 +91,9 @@ int tessera::runTune(const TuneOptions &opts) {
   req.kernel = sig->name;
   req.threads = opts.threads;
   req.warpSpecialize = opts.warpSpecialize;
+  req.tmaStore = opts.tmaStore;
+  if (!parseIntegerItems(opts.params, "--param", req.fixed))
+    return 1;
   // Dims: every named dim; integer scalars join them (they may specialize).
   std::set<std::string> named;
   for (const jit::ParamInfo &p : sig->params) {

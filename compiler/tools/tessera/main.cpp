@@ -111,6 +111,13 @@ int main(int argc, char **argv) {
   t->add_flag("--warp-specialize", tune.warpSpecialize,
               "on sm_90a, also try every configuration with a producer warpgroup, alone and "
               "persistent (experimental: not yet measured on a GPU)");
+  t->add_flag("--tma-store", tune.tmaStore,
+              "on sm_90a, also try every configuration (but split-K ones) with its epilogue "
+              "stored through shared memory by TMA");
+  t->add_option("--param", tune.params,
+                "NAME=V: fix a tunable parameter or schedule option in every configuration (the "
+                "search covers the rest)")
+      ->allow_extra_args(false);
 
   tessera::BenchOptions bench;
   CLI::App *bn = app.add_subcommand(

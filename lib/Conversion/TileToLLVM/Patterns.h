@@ -22,6 +22,7 @@ void populateDotPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &pattern
 void populateSharedPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateWgmmaPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateTmaPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
+void populateTmaStorePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateSplitKPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populatePrintPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateAssertPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
@@ -80,10 +81,19 @@ mlir::LogicalResult storeTileToShared(mlir::ConversionPatternRewriter &rw, mlir:
                                       mlir::RankedTensorType tile,
                                       const mlir::tile::SharedGeometry &geo, mlir::Value slotPtr,
                                       llvm::ArrayRef<mlir::Value> vals);
+/// The same for the elements `vals` of a distribution (a window of a tile's).
+mlir::LogicalResult storeDistributedToShared(mlir::ConversionPatternRewriter &rw,
+                                             mlir::Operation *op, const Distribution &dist,
+                                             mlir::Type elt, const mlir::tile::SharedGeometry &geo,
+                                             mlir::Value slotPtr, llvm::ArrayRef<mlir::Value> vals);
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 loadTileFromShared(mlir::ConversionPatternRewriter &rw, mlir::Operation *op,
                    mlir::RankedTensorType tile, const mlir::tile::SharedGeometry &geo,
                    mlir::Value slotPtr);
+
+/// The `map`-th tensor map parameter of the function around `op` (the
+/// kernel's trailing `__grid_constant__` parameters, docs/kernel-abi.md).
+mlir::FailureOr<mlir::Value> tensorMapArg(mlir::Operation *op, unsigned map);
 
 /// One element-wise scalar conversion with tile.convert's semantics.
 mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to);

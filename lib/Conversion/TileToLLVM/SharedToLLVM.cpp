@@ -54,11 +54,21 @@ LogicalResult tessera::conversion::storeTileToShared(ConversionPatternRewriter &
                                                      RankedTensorType tile,
                                                      const SharedGeometry &geo, Value slotPtr,
                                                      ArrayRef<Value> vals) {
+  FailureOr<Distribution> dist = distribute(tile);
+  if (failed(dist))
+    return op->emitError("code generation of this shared-memory access needs a distributed layout");
+  return storeDistributedToShared(rw, op, *dist, tile.getElementType(), geo, slotPtr, vals);
+}
+
+LogicalResult tessera::conversion::storeDistributedToShared(ConversionPatternRewriter &rw,
+                                                            Operation *op, const Distribution &dist,
+                                                            Type elt, const SharedGeometry &geo,
+                                                            Value slotPtr, ArrayRef<Value> vals) {
   Location loc = op->getLoc();
-  FailureOr<SharedPlan> plan = vectorPlan(op, tile, geo);
+  FailureOr<SharedPlan> plan = planVectors(dist, geo);
   if (failed(plan))
-    return failure();
-  Type elt = tile.getElementType(), st = storageType(rw, elt);
+    return op->emitError("internal compiler error: no shared-memory plan for this tile");
+  Type st = storageType(rw, elt);
   SmallVector<Value> offs = laneOffsets(rw, loc, *plan);
   for (auto [in, off] : llvm::zip(plan->instrs, offs)) {
     SmallVector<Value> run;

@@ -56,15 +56,6 @@ struct MBarrierAllocLowering : ConvertOpToLLVMPattern<tile::MBarrierAllocOp> {
   }
 };
 
-/// The `map`-th tensor map parameter of the function around `op`.
-FailureOr<Value> tensorMapArg(Operation *op, unsigned map) {
-  auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
-  auto maps = fn ? fn->getAttrOfType<ArrayAttr>("tile.tensor_maps") : ArrayAttr();
-  if (!maps || map >= maps.size())
-    return op->emitError("internal compiler error: no tensor map parameter ") << map;
-  return fn.getArgument(fn.getNumArguments() - maps.size() + map);
-}
-
 struct TmaCopyLowering : ConvertOpToLLVMPattern<tile::TmaCopyOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(tile::TmaCopyOp op, OpAdaptor adaptor,
@@ -161,6 +152,14 @@ struct SetMaxRegistersLowering : ConvertOpToLLVMPattern<tile::SetMaxRegistersOp>
 };
 
 } // namespace
+
+FailureOr<Value> tessera::conversion::tensorMapArg(Operation *op, unsigned map) {
+  auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
+  auto maps = fn ? fn->getAttrOfType<ArrayAttr>("tile.tensor_maps") : ArrayAttr();
+  if (!maps || map >= maps.size())
+    return op->emitError("internal compiler error: no tensor map parameter ") << map;
+  return fn.getArgument(fn.getNumArguments() - maps.size() + map);
+}
 
 void tessera::conversion::populateTmaPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
   patterns.add<MBarrierAllocLowering, TmaCopyLowering, MBarrierWaitLowering, MBarrierArriveLowering,

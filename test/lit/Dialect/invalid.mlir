@@ -668,3 +668,53 @@ tile.kernel @k(%x: !tile.tensor<?xf32>) grid {
   %t = tile.load %x[%c : i16] : !tile.tensor<?xf32> -> tensor<128xf32>
   tile.return
 }
+
+// -----
+
+// A TMA store's slots have the value's rows and divide its columns; the slots
+// divide the windows.
+#mma = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %m = tile.local_alloc : () -> !tile.memdesc<2x32x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  %v = arith.constant dense<1.0> : tensor<64x128xbf16, #mma>
+  // expected-error @+1 {{'tile.tma_store' op needs slots of the value's rows and a whole number of its columns}}
+  tile.tma_store %x[%c0, %c0], %v, %m {map = 0 : i32} : !tile.tensor<?x?xbf16>, tensor<64x128xbf16, #mma>, !tile.memdesc<2x32x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  tile.return
+}
+
+// -----
+
+#mma = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %m = tile.local_alloc : () -> !tile.memdesc<2x64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  %v = arith.constant dense<1.0> : tensor<64x192xbf16, #mma>
+  // expected-error @+1 {{'tile.tma_store' op stages 3 column windows in 2 slots: the slots must divide them}}
+  tile.tma_store %x[%c0, %c0], %v, %m {map = 0 : i32} : !tile.tensor<?x?xbf16>, tensor<64x192xbf16, #mma>, !tile.memdesc<2x64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  tile.return
+}
+
+// -----
+
+#mma = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %m = tile.local_alloc : () -> !tile.memdesc<1x64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  %v = arith.constant dense<1.0> : tensor<64x64xbf16, #mma>
+  // expected-error @+1 {{'tile.tma_store' op names tensor map 0, which the kernel's tile.tensor_maps does not list}}
+  tile.tma_store %x[%c0, %c0], %v, %m {map = 0 : i32} : !tile.tensor<?x?xbf16>, tensor<64x64xbf16, #mma>, !tile.memdesc<1x64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  tile.return
+}

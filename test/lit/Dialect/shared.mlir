@@ -95,3 +95,24 @@ tile.kernel @gather_copy(%x: !tile.tensor<?x?xbf16>) grid {
   tile.async_gather %x[%i, %i], %m mask %k : tensor<64x64xi1, #gb> if %true {vec = 8 : i32} : !tile.tensor<?x?xbf16>[tensor<64x64xi32, #gb>, tensor<64x64xi32, #gb>], !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
   tile.return
 }
+
+// -----
+
+// CHECK-LABEL: tile.kernel @tma_store
+// CHECK: %[[BUF:.*]] = tile.local_alloc : () -> !tile.memdesc<2x64x64xbf16, #{{.*}}>
+// CHECK: tile.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %[[BUF]] {map = 0 : i32} : <?x?xbf16>, tensor<64x128xbf16, #{{.*}}>, !tile.memdesc<2x64x64xbf16, #{{.*}}>
+// CHECK: tile.tma_store_wait %[[BUF]] : !tile.memdesc<2x64x64xbf16, #{{.*}}>
+#shared = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#mma = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.kernel @tma_store(%k: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %buf = tile.local_alloc : () -> !tile.memdesc<2x64x64xbf16, #shared>
+  %v = arith.constant dense<1.0> : tensor<64x128xbf16, #mma>
+  tile.tma_store %k[%c0, %c0], %v, %buf {map = 0 : i32} : !tile.tensor<?x?xbf16>, tensor<64x128xbf16, #mma>, !tile.memdesc<2x64x64xbf16, #shared>
+  tile.tma_store_wait %buf : !tile.memdesc<2x64x64xbf16, #shared>
+  tile.return
+}
