@@ -1,0 +1,195 @@
+"""The Python package without a GPU and without NumPy: load, signatures,
+compile to PTX, interpret on buffers, and every bad call an exception (never a
+crash). Run: python3 -m unittest discover -s python/tests (ctest does)."""
+
+import array
+import math
+import os
+import random
+import sys
+import threading
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import tessera  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+EXAMPLES = os.path.join(ROOT, "examples")
+
+
+def floats(values, shape):
+    """A writable row-major f32 buffer of `shape` (a memoryview, no NumPy)."""
+    return memoryview(array.array("f", values)).cast("B").cast("f", shape)
+
+
+class FakeCuda:
+    """A device tensor as libraries other than torch describe one."""
+
+    def __init__(self, typestr, shape):
+        self.__cuda_array_interface__ = {
+            "shape": shape,
+            "typestr": typestr,
+            "data": (1 << 20, False),
+            "version": 3,
+            "strides": None,
+        }
+
+
+class Loading(unittest.TestCase):
+    def test_version_and_kernels(self):
+        self.assertTrue(tessera.version())
+        p = tessera.load(os.path.join(EXAMPLES, "softmax.tile"))
+        self.assertEqual(p.kernels, ["softmax"])
+        k = p.softmax
+        self.assertIs(k, p.kernel("softmax"))
+        self.assertEqual([q.name for q in k.params], ["x", "y"])
+        self.assertEqual(k.params[0].dims, ["M", "N"])
+        self.assertTrue(k.params[1].written)
+        self.assertIn("softmax(x, y)", repr(k))
+
+    def test_located_errors(self):
+        with self.assertRaises(tessera.ProgramError) as e:
+            tessera.load_string(
+                "kernel k(x: tensor<f32, [N]>) grid [1] {\n  store(x, [0] 1.0);\n}\n", "bad.tile"
+            )
+        self.assertIn("bad.tile:2:", str(e.exception))
+        # Names are resolved when a kernel is compiled: located as well.
+        k = tessera.load_string(
+            "kernel k(x: tensor<f32, [N]>) grid [1] {\n  store(x, [0], y);\n}\n", "late.tile"
+        ).k
+        with self.assertRaises(tessera.CompileError) as e:
+            k.compile(FakeCuda("<f4", (8,)))
+        self.assertIn("late.tile:2:", str(e.exception))
+        with self.assertRaises(tessera.ProgramError) as e:
+            tessera.load("/nonexistent/k.tile")
+        self.assertIn("/nonexistent/k.tile", str(e.exception))
+        p = tessera.load(os.path.join(EXAMPLES, "softmax.tile"))
+        with self.assertRaises(AttributeError) as e:
+            p.softmx
+        self.assertIn("softmax", str(e.exception))
+
+
+class Compiling(unittest.TestCase):
+    def test_ptx_for_two_architectures(self):
+        k = tessera.load(os.path.join(EXAMPLES, "softmax.tile")).softmax
+        x, y = floats([0.0] * 64 * 1000, (64, 1000)), floats([0.0] * 64 * 1000, (64, 1000))
+        c = k.compile(x, y)
+        self.assertIn(".target sm_90a", c.ptx)
+        self.assertIn(c.entry, c.ptx)
+        self.assertEqual(c.grid, (64, 1, 1))
+        c80 = k.compile(x, y, arch="sm_80", num_warps=8)
+        self.assertIn(".target sm_80", c80.ptx)
+        self.assertEqual(c80.threads, 256)
+
+    def test_device_tensors_compile_without_a_gpu(self):
+        k = tessera.load(os.path.join(EXAMPLES, "vector_add.tile")).vector_add
+        t = [FakeCuda("<f4", (5000,)) for _ in range(3)]
+        self.assertIn(".entry", k.compile(*t, BLOCK=512).ptx)
+
+    def test_from_two_threads(self):
+        k = tessera.load(os.path.join(EXAMPLES, "vector_add.tile")).vector_add
+        results, errors = [], []
+
+        def work(n):
+            try:
+                t = [FakeCuda("<f4", (n,)) for _ in range(3)]
+                results.append(k.compile(*t, BLOCK=256 * (1 + n % 2)).ptx)
+            except Exception as e:  # reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(1000 + i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(len(results), 4)
+
+
+class Interpreting(unittest.TestCase):
+    def test_vector_add_in_place(self):
+        k = tessera.load(os.path.join(EXAMPLES, "vector_add.tile")).vector_add
+        n = 3000
+        rng = random.Random(7)
+        xs = [rng.uniform(-4, 4) for _ in range(n)]
+        ys = [rng.uniform(-4, 4) for _ in range(n)]
+        x, y, z = floats(xs, (n,)), floats(ys, (n,)), floats([float("nan")] * n, (n,))
+        k.interpret(x, y, z, BLOCK=512)
+        # The f32 sum: exact in double from the f32 inputs, then rounded once.
+        want = array.array("f", (x[i] + y[i] for i in range(n)))
+        self.assertEqual(list(z), list(want))
+
+    def test_softmax_rows(self):
+        k = tessera.load(os.path.join(EXAMPLES, "softmax.tile")).softmax
+        m, n = 3, 100
+        rng = random.Random(3)
+        xs = [rng.uniform(-5, 5) for _ in range(m * n)]
+        x, y = floats(xs, (m, n)), floats([0.0] * m * n, (m, n))
+        k.interpret(x, y)
+        for r in range(m):
+            row = xs[r * n : (r + 1) * n]
+            top = max(row)
+            total = sum(math.exp(v - top) for v in row)
+            for j in range(n):
+                self.assertAlmostEqual(y[r, j], math.exp(row[j] - top) / total, places=6)
+
+
+class BadCalls(unittest.TestCase):
+    def setUp(self):
+        self.k = tessera.load(os.path.join(EXAMPLES, "vector_add.tile")).vector_add
+        self.t = [floats([1.0] * 100, (100,)) for _ in range(3)]
+
+    def test_argument_count_and_kinds(self):
+        with self.assertRaisesRegex(TypeError, "takes 3 arguments"):
+            self.k.interpret(*self.t[:2])
+        with self.assertRaisesRegex(TypeError, "'y' is a tensor"):
+            self.k.interpret(self.t[0], 2.0, self.t[2])
+        with self.assertRaisesRegex(TypeError, "expected a tensor"):
+            self.k.interpret(self.t[0], "y", self.t[2])
+
+    def test_dtype_rank_and_dims(self):
+        doubles = memoryview(array.array("d", [1.0] * 100))
+        with self.assertRaisesRegex(TypeError, "'x' must be f32, got f64"):
+            self.k.interpret(doubles, self.t[1], self.t[2])
+        square = floats([1.0] * 100, (10, 10))
+        with self.assertRaisesRegex(ValueError, "rank 1"):
+            self.k.interpret(square, self.t[1], self.t[2])
+        short = floats([1.0] * 99, (99,))
+        with self.assertRaisesRegex(ValueError, "dim N is 100"):
+            self.k.interpret(self.t[0], short, self.t[2])
+
+    def test_devices_and_layouts(self):
+        with self.assertRaisesRegex(ValueError, "a launch takes CUDA tensors"):
+            self.k(*self.t)
+        cuda = [FakeCuda("<f4", (100,)) for _ in range(3)]
+        with self.assertRaisesRegex(ValueError, "the interpreter takes host tensors"):
+            self.k.interpret(*cuda)
+        with self.assertRaisesRegex(ValueError, "read-only"):
+            self.k.interpret(memoryview(bytes(400)).cast("f"), self.t[1], self.t[2])
+        strided = FakeCuda("<f4", (100, 2))
+        strided.__cuda_array_interface__["strides"] = (4, 400)
+        k2 = tessera.load(os.path.join(EXAMPLES, "softmax.tile")).softmax
+        with self.assertRaisesRegex(ValueError, "contiguous along its last axis"):
+            k2.compile(strided, FakeCuda("<f4", (100, 2)))
+
+    def test_parameters(self):
+        with self.assertRaisesRegex(TypeError, "must be an integer"):
+            self.k.interpret(*self.t, BLOCK=512.0)
+        with self.assertRaises(tessera.CompileError) as e:
+            self.k.compile(*[FakeCuda("<f4", (100,)) for _ in range(3)], BLOCKS=512)
+        self.assertIn("no tunable parameter 'BLOCKS'", str(e.exception))
+        with self.assertRaises(tessera.CompileError):
+            self.k.compile(*[FakeCuda("<f4", (100,)) for _ in range(3)], arch="sm_70")
+
+    def test_no_gpu_is_an_exception(self):
+        cuda = [FakeCuda("<f4", (100,)) for _ in range(3)]
+        try:
+            self.k(*cuda)
+        except tessera.NoGPUError as e:
+            self.assertTrue(str(e))
+        except tessera.TesseraError:
+            pass  # a GPU machine: the fake pointer fails in the driver instead
+
+
+if __name__ == "__main__":
+    unittest.main()
