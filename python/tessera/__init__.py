@@ -17,6 +17,7 @@ message the compiler gives ("file:line:col: error: ...").
 
 import ctypes
 import os
+import sys
 import threading
 
 from . import _lib
@@ -182,6 +183,8 @@ class Kernel:
 
     def __init__(self, program, name):
         self.program, self.name = program, name
+        self._name = name.encode()
+        self._plans = {}
         lib, h, kn = _lib.lib, program._handle, name.encode()
         count = ctypes.c_int32()
         _check(lib.tessera_kernel_num_params(h, kn, ctypes.byref(count)))
@@ -295,7 +298,7 @@ class Kernel:
             shape = (ctypes.c_int64 * max(1, len(t.shape)))(*t.shape)
             strides = (ctypes.c_int64 * max(1, len(t.strides)))(*t.strides)
             dtype = t.dtype.encode()
-            keep += [shape, strides, dtype, t.owner]
+            keep += [shape, strides, dtype]  # the caller holds the tensors
             out[i].kind = _lib.TENSOR
             out[i].data = t.data
             out[i].dtype = dtype
@@ -324,22 +327,38 @@ class Kernel:
 
     def __call__(self, *args, stream=None, **params):
         """Launches on the GPU of the tensors, on `stream` (a torch.cuda.Stream,
-        a CUstream handle as an int) or else torch's current stream there."""
-        cargs, keep, device_index = self._args(args, "cuda")
-        cparams, keep2 = self._params(params)
-        if device_index is None:
-            device_index = 0
-        rt = _runtime(device_index)
-        handle = _stream_handle(stream, device_index)
+        a CUstream handle as an int) or else torch's current stream there.
+
+        A call whose torch tensors have the dtypes, shapes, strides and device
+        of an earlier call, with the same keywords, reuses that call's checked
+        C arguments with the new data pointers and scalars patched in."""
+        key = _launch_key(args, params)
+        plan = self._plans.get(key) if key is not None else None
+        if plan is None:
+            cargs, keep, device_index = self._args(args, "cuda")
+            cparams, keep2 = self._params(params)
+            plan = _LaunchPlan(cargs, keep + keep2, cparams, len(params), device_index or 0)
+            plan.runtime = _runtime(plan.device_index)
+            if key is not None:
+                if len(self._plans) > 64:
+                    self._plans.clear()
+                self._plans[key] = plan
+        else:
+            cargs = plan.cargs
+            for i in plan.tensors:
+                cargs[i].data = args[i].data_ptr()
+            for i in plan.scalars:
+                cargs[i].scalar = args[i]
+        handle = _stream_handle(stream, plan.device_index)
         _check(
             _lib.lib.tessera_launch(
-                rt,
+                plan.runtime,
                 self.program._handle,
-                self.name.encode(),
-                cargs,
+                self._name,
+                plan.cargs,
                 len(args),
-                cparams,
-                len(params),
+                plan.cparams,
+                plan.num_params,
                 handle,
             )
         )
@@ -382,16 +401,45 @@ class Kernel:
         )
 
 
+class _LaunchPlan:
+    """The checked C arguments of a launch signature; per argument, whether it
+    is a scalar (patched by value) or a tensor (patched by data pointer)."""
+
+    def __init__(self, cargs, keep, cparams, num_params, device_index):
+        self.cargs, self.keep, self.cparams = cargs, keep, cparams
+        self.num_params, self.device_index = num_params, device_index
+        self.tensors = [i for i, c in enumerate(cargs) if c.kind == _lib.TENSOR]
+        self.scalars = [i for i, c in enumerate(cargs) if c.kind == _lib.SCALAR]
+        self.runtime = None
+
+
+def _launch_key(args, params):
+    """What decides a launch's checks and C arguments, for torch tensors and
+    numbers; None for anything else (checked afresh every call)."""
+    torch = sys.modules.get("torch")
+    tensor = torch.Tensor if torch is not None else None
+    key = []
+    for a in args:
+        if type(a) is float or type(a) is int:
+            key.append(type(a))
+        elif tensor is not None and isinstance(a, tensor):
+            key.append((a.dtype, a.shape, a.stride(), a.device))
+        else:
+            return None
+    if params:
+        key.append(tuple(params.items()))
+    return tuple(key)
+
+
 def _stream_handle(stream, device_index):
     if stream is None:
-        try:
-            import torch
-        except ImportError:
+        torch = sys.modules.get("torch")
+        if torch is None:
             return None
-        return ctypes.c_void_p(torch.cuda.current_stream(device_index).cuda_stream)
+        return torch.cuda.current_stream(device_index).cuda_stream
     if isinstance(stream, int):
-        return ctypes.c_void_p(stream)
+        return stream
     handle = getattr(stream, "cuda_stream", None)
     if handle is None:
         raise TypeError("tessera: stream must be a torch.cuda.Stream or a CUstream handle")
-    return ctypes.c_void_p(handle)
+    return handle

@@ -3,6 +3,7 @@ compile to PTX, interpret on buffers, and every bad call an exception (never a
 crash). Run: python3 -m unittest discover -s python/tests (ctest does)."""
 
 import array
+import ctypes
 import math
 import os
 import random
@@ -193,3 +194,113 @@ class BadCalls(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LaunchPlans(unittest.TestCase):
+    """The launch fast path, with a stand-in for torch and for the C launch:
+    a repeated launch signature reuses its checked arguments with the new
+    data pointers and scalars; another signature is checked afresh."""
+
+    def setUp(self):
+        import types
+
+        torch = types.ModuleType("torch")
+
+        class Device:
+            def __init__(self, index):
+                self.type, self.index = "cuda", index
+
+            def __eq__(self, o):
+                return (self.type, self.index) == (o.type, o.index)
+
+            def __hash__(self):
+                return hash((self.type, self.index))
+
+        class DType:  # one object per dtype, as torch's
+            made = {}
+
+            def __new__(cls, name):
+                if name not in cls.made:
+                    cls.made[name] = object.__new__(cls)
+                    cls.made[name].name = name
+                return cls.made[name]
+
+            def __str__(self):
+                return "torch." + self.name
+
+        class Tensor:
+            def __init__(self, ptr, shape, dtype="float32", index=0):
+                self.ptr, self.shape, self.dtype = ptr, tuple(shape), DType(dtype)
+                self.device = Device(index)
+
+            def data_ptr(self):
+                return self.ptr
+
+            def stride(self):
+                out, step = [], 1
+                for e in reversed(self.shape):
+                    out.append(step)
+                    step *= e
+                return tuple(reversed(out))
+
+        Tensor.__module__ = "torch"
+        torch.Tensor = Tensor
+        torch.cuda = types.SimpleNamespace(
+            current_stream=lambda i: types.SimpleNamespace(cuda_stream=0x5000 + i)
+        )
+        self.Tensor = Tensor
+        self.saved = sys.modules.get("torch")
+        sys.modules["torch"] = torch
+        self.launches = []
+
+        def launch(rt, prog, name, cargs, n, cparams, nparams, stream):
+            self.launches.append(([cargs[i].data or cargs[i].scalar for i in range(n)], stream))
+            return 0
+
+        self.real_launch = tessera._lib.lib.tessera_launch
+        self.real_runtime = tessera._runtime
+        tessera._lib.lib.tessera_launch = launch
+        tessera._runtime = lambda index: ctypes.c_void_p(1)
+
+    def tearDown(self):
+        tessera._lib.lib.tessera_launch = self.real_launch
+        tessera._runtime = self.real_runtime
+        if self.saved is None:
+            del sys.modules["torch"]
+        else:
+            sys.modules["torch"] = self.saved
+
+    def test_patched_pointers_and_fresh_checks(self):
+        k = tessera.load(os.path.join(EXAMPLES, "vector_add.tile")).vector_add
+        T = self.Tensor
+        k(T(0x1000, [100]), T(0x2000, [100]), T(0x3000, [100]))
+        k(T(0x4000, [100]), T(0x5000, [100]), T(0x6000, [100]))
+        self.assertEqual(len(k._plans), 1)
+        k(T(0x7000, [200]), T(0x8000, [200]), T(0x9000, [200]), BLOCK=256)
+        self.assertEqual(len(k._plans), 2)
+        self.assertEqual(
+            [l[0] for l in self.launches],
+            [[0x1000, 0x2000, 0x3000], [0x4000, 0x5000, 0x6000], [0x7000, 0x8000, 0x9000]],
+        )
+        self.assertEqual(self.launches[0][1], 0x5000)  # torch's current stream of cuda:0
+        with self.assertRaisesRegex(TypeError, "'y' must be f32, got f16"):
+            k(T(0x1000, [100]), T(0x2000, [100], "float16"), T(0x3000, [100]))
+        with self.assertRaisesRegex(ValueError, "dim N is 100"):
+            k(T(0x1000, [100]), T(0x2000, [101]), T(0x3000, [100]))
+        with self.assertRaisesRegex(ValueError, "on cuda:1, the others on cuda:0"):
+            k(T(0x1000, [100]), T(0x2000, [100], index=1), T(0x3000, [100]))
+
+    def test_python_side_of_a_cached_launch(self):
+        import time
+
+        k = tessera.load(os.path.join(EXAMPLES, "softmax.tile")).softmax
+        x, y = self.Tensor(0x1000, [4096, 1000]), self.Tensor(0x2000, [4096, 1000])
+        for _ in range(200):
+            k(x, y)
+        n = 5000
+        start = time.perf_counter()
+        for _ in range(n):
+            k(x, y)
+        us = (time.perf_counter() - start) / n * 1e6
+        print("\nPython side of a cached launch (the C launch stubbed): %.2f us" % us)
+        self.assertEqual(len(k._plans), 1)
