@@ -363,6 +363,40 @@ class Kernel:
             )
         )
 
+    def tune(self, *args, budget=60.0, warp_specialize=False, tma_store=False):
+        """Tunes the kernel for the sizes of these CUDA tensors (their data is
+        not read: the tuner times every configuration on random inputs of
+        those shapes, checking outputs) within `budget` seconds; the winner
+        goes into the tuning database, so later calls of these sizes use it.
+        Returns (parameters, median milliseconds)."""
+        cargs, keep, device_index = self._args(args, "cuda")
+        rt = _runtime(device_index or 0)
+        flags = (_lib.TUNE_WARP_SPECIALIZE if warp_specialize else 0) | (
+            _lib.TUNE_TMA_STORE if tma_store else 0
+        )
+        best = ctypes.create_string_buffer(512)
+        ms = ctypes.c_double()
+        _check(
+            _lib.lib.tessera_tune(
+                rt,
+                self.program._handle,
+                self._name,
+                cargs,
+                len(args),
+                float(budget),
+                flags,
+                best,
+                len(best),
+                ctypes.byref(ms),
+            )
+        )
+        params = {}
+        for item in best.value.decode().split():
+            name, value = item.split("=")
+            params[name] = int(value)
+        self._plans.clear()  # launches look the new entry up again
+        return params, ms.value
+
     def compile(self, *args, arch=None, **params):
         """The PTX of the specialization these arguments select (their shapes,
         dtypes and alignment; no GPU needed), as a Compiled."""

@@ -157,7 +157,24 @@ _signatures = {
             _P,
         ],
     ),
+    "tessera_tune": (
+        _status,
+        [
+            _P,
+            _P,
+            ctypes.c_char_p,
+            ctypes.POINTER(Arg),
+            ctypes.c_int32,
+            ctypes.c_double,
+            ctypes.c_uint32,
+            ctypes.c_char_p,
+            ctypes.c_size_t,
+            ctypes.POINTER(ctypes.c_double),
+        ],
+    ),
 }
+TUNE_WARP_SPECIALIZE = 1
+TUNE_TMA_STORE = 2
 for _name, (_res, _args) in _signatures.items():
     _fn = getattr(lib, _name)
     _fn.restype = _res

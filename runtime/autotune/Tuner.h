@@ -159,6 +159,23 @@ llvm::Expected<TimingSummary> timeAll(jit::Runtime &rt, const jit::Program &prog
                                       const TuneRequest &req, std::vector<Candidate> &cands,
                                       const TimingOptions &opts, const Progress &progress = {});
 
+/// A whole search on `rt`'s GPU: `req` completed from the runtime (its arch,
+/// driver version, disk cache, context, multiprocessors; driver JIT),
+/// compileAll, timeAll, and unless `dbPath` is "off" the winner stored in the
+/// tuning database at `dbPath` ("" : TuneDB::defaultPath()) under the
+/// runtime's GPU. `metric` renders a median (for the stored entry; may be null).
+struct TuneOutcome {
+  CompileSummary compiled;
+  TimingSummary timing;
+  std::optional<TuneEntry> saved;
+  std::string dbPath;
+};
+llvm::Expected<TuneOutcome> tuneOnGpu(jit::Runtime &rt, const jit::Program &program,
+                                      TuneRequest req, const TimingOptions &opts,
+                                      const std::string &dbPath,
+                                      const std::function<std::string(double)> &metric = {},
+                                      const Progress &compiling = {}, const Progress &timing = {});
+
 } // namespace tessera::autotune
 
 #endif

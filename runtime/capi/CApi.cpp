@@ -10,11 +10,13 @@
 //===----------------------------------------------------------------------===//
 #include "tessera/tessera.h"
 
+#include "runtime/autotune/Tuner.h"
 #include "runtime/cuda/Driver.h"
 #include "runtime/jit/Interpret.h"
 #include "runtime/jit/Runtime.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
@@ -364,6 +366,56 @@ tessera_status tessera_launch(tessera_runtime *runtime, const tessera_program *p
     auto info = runtime->runtime->launch(*program->program, sig->name, *a, opts);
     if (!info)
       return fail(TESSERA_ERROR_CUDA, info.takeError());
+    return TESSERA_OK;
+  });
+}
+
+tessera_status tessera_tune(tessera_runtime *runtime, const tessera_program *program,
+                            const char *kernel, const tessera_arg *args, int32_t num_args,
+                            double budget_seconds, uint32_t flags, char *best, size_t best_size,
+                            double *best_ms) {
+  return guarded([&] {
+    if (!runtime || !program)
+      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null runtime or program");
+    if (!(budget_seconds > 0))
+      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: the budget must be positive seconds");
+    auto sig = signatureOf(program, kernel);
+    if (!sig)
+      return fail(TESSERA_ERROR_INVALID_ARGUMENT, sig.takeError());
+    auto a = deviceArgs(args, num_args, /*fakeNull=*/true);
+    if (!a)
+      return fail(TESSERA_ERROR_INVALID_ARGUMENT, a.takeError());
+    auto binding = jit::bindArguments(*sig, *a);
+    if (!binding)
+      return fail(TESSERA_ERROR_BINDING, binding.takeError());
+    autotune::TuneRequest req;
+    req.kernel = sig->name;
+    req.dims = binding->dims;
+    req.index64 = binding->index64;
+    req.warpSpecialize = flags & TESSERA_TUNE_WARP_SPECIALIZE;
+    req.tmaStore = flags & TESSERA_TUNE_TMA_STORE;
+    autotune::TimingOptions to;
+    to.budgetSeconds = budget_seconds;
+    for (auto [p, arg] : llvm::zip(sig->params, *a))
+      if (auto *s = std::get_if<jit::ScalarArg>(&arg))
+        to.scalars[p.name] = s->value;
+    jit::Runtime &rt = *runtime->runtime;
+    std::string db = rt.tuningDatabase().empty() ? "off" : rt.tuningDatabase();
+    auto outcome = autotune::tuneOnGpu(rt, *program->program, req, to, db);
+    if (!outcome)
+      return fail(TESSERA_ERROR_RUNTIME, outcome.takeError());
+    if (outcome->timing.best < 0)
+      return fail(TESSERA_ERROR_RUNTIME,
+                  "tessera: no configuration of '" + sig->name + "' ran correctly");
+    const autotune::Candidate &w = outcome->compiled.candidates[outcome->timing.best];
+    if (best && best_size) {
+      std::string text = w.config.text();
+      size_t n = std::min(text.size(), best_size - 1);
+      std::memcpy(best, text.data(), n);
+      best[n] = 0;
+    }
+    if (best_ms)
+      *best_ms = w.ms;
     return TESSERA_OK;
   });
 }

@@ -186,6 +186,9 @@ int main(int argc, char **argv) {
           tessera_last_error());
   CHECK(tessera_launch(NULL, NULL, NULL, NULL, 0, NULL, 0, NULL) == TESSERA_ERROR_INVALID_ARGUMENT,
         "null launch");
+  CHECK(tessera_tune(NULL, NULL, NULL, NULL, 0, 1.0, 0, NULL, 0, NULL) ==
+            TESSERA_ERROR_INVALID_ARGUMENT,
+        "null tune");
 
   if (failures)
     fprintf(stderr, "%d checks failed\n", failures);

@@ -153,28 +153,6 @@ int tessera::runTune(const TuneOptions &opts) {
   auto rt = jit::Runtime::create(ro);
   if (!rt)
     return report(rt.takeError());
-  req.arch = (*rt)->arch();
-  if (auto d = cuda::driver())
-    req.driverVersion = d->version;
-  else
-    return report(d.takeError());
-  req.driverJit = true;
-  req.cache = (*rt)->diskCache();
-  req.context = &(*rt)->context();
-  req.multiprocessors = (*rt)->multiprocessors();
-  auto sum = compileAll(**program, req, progressBar("compiling"));
-  if (!sum)
-    return report(sum.takeError());
-  llvm::errs() << llvm::format(
-      "compiled %d of %zu configurations in %.2f s (%d pruned, %d failed)\n", sum->compiled,
-      sum->candidates.size(), sum->seconds, sum->pruned, sum->failed);
-  TimingOptions to;
-  to.scalars = scalars;
-  to.budgetSeconds = opts.budget;
-  auto timing =
-      timeAll(**rt, **program, req, sum->candidates, to, progressBar("timed", /*lines=*/true));
-  if (!timing)
-    return report(timing.takeError());
   auto metric = [&](double ms) -> std::string {
     if (opts.flops > 0)
       return llvm::formatv("{0:F1} TFLOP/s", opts.flops / ms / 1e9).str();
@@ -182,6 +160,18 @@ int tessera::runTune(const TuneOptions &opts) {
       return llvm::formatv("{0:F2} TB/s", opts.bytes / ms / 1e9).str();
     return "";
   };
+  TimingOptions to;
+  to.scalars = scalars;
+  to.budgetSeconds = opts.budget;
+  auto outcome = tuneOnGpu(**rt, **program, req, to, opts.noSave ? "off" : opts.db, metric,
+                           progressBar("compiling"), progressBar("timed", /*lines=*/true));
+  if (!outcome)
+    return report(outcome.takeError());
+  auto *sum = &outcome->compiled;
+  auto *timing = &outcome->timing;
+  llvm::errs() << llvm::format(
+      "compiled %d of %zu configurations in %.2f s (%d pruned, %d failed)\n", sum->compiled,
+      sum->candidates.size(), sum->seconds, sum->pruned, sum->failed);
   llvm::outs() << llvm::format(
       "%-3s %-52s %9s %9s %9s %14s %5s %7s %7s  %s\n", "#", "configuration", "median ms", "min",
       "max", opts.flops > 0 ? "TFLOP/s" : "TB/s", "regs", "spills", "smem", "status");
@@ -205,27 +195,8 @@ int tessera::runTune(const TuneOptions &opts) {
       << llvm::format(
              "; outputs checked against #%d; search %.1f s (compile %.1f s, timing %.1f s)\n",
              timing->checkedAgainst, sum->seconds + timing->seconds, sum->seconds, timing->seconds);
-  if (opts.noSave)
-    return 0;
-  auto key = tuneKeyFor((*rt)->compiler(), **program, req.compileRequest(), "");
-  if (!key)
-    return report(key.takeError());
-  auto name = (*rt)->context().name();
-  key->gpu = name ? *name : "unknown";
-  if (!name)
-    llvm::consumeError(name.takeError());
-  TuneEntry e;
-  e.key = *key;
-  e.params = w.config.params;
-  e.ms = w.ms;
-  e.metric = metric(w.ms);
-  char date[32];
-  std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  e.date = date;
-  TuneDB db(opts.db.empty() ? TuneDB::defaultPath() : opts.db);
-  if (llvm::Error err = db.store(e))
-    return report(std::move(err));
-  llvm::outs() << "saved to " << db.path() << " (key " << e.key.hash() << ")\n";
+  if (outcome->saved)
+    llvm::outs() << "saved to " << outcome->dbPath << " (key " << outcome->saved->key.hash()
+                 << ")\n";
   return 0;
 }

@@ -144,6 +144,22 @@ TESSERA_API tessera_status tessera_launch(tessera_runtime *runtime, const tesser
                                           int32_t num_args, const tessera_param *params,
                                           int32_t num_params, void *stream);
 
+/* Tunes `kernel` for the sizes of these arguments on the runtime's GPU: every
+ * configuration of its tune clauses (with the flags, the compiler's schedules
+ * too) compiled, then timed on random inputs of those shapes with outputs
+ * checked against the default configuration's, within `budget_seconds`.
+ * Tensor data is not read. The winner goes into the runtime's tuning database
+ * (unless it is off), which later launches of these sizes consult; its
+ * parameters ("BM=128 BN=256 num_warps=8") are copied into `best`
+ * (NUL-terminated, cut to `best_size`) and its median time into `best_ms`
+ * (either may be null). */
+#define TESSERA_TUNE_WARP_SPECIALIZE 1u /* also warp-specialized and persistent */
+#define TESSERA_TUNE_TMA_STORE 2u       /* also TMA-store epilogues */
+TESSERA_API tessera_status tessera_tune(tessera_runtime *runtime, const tessera_program *program,
+                                        const char *kernel, const tessera_arg *args,
+                                        int32_t num_args, double budget_seconds, uint32_t flags,
+                                        char *best, size_t best_size, double *best_ms);
+
 #ifdef __cplusplus
 }
 #endif
