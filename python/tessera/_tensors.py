@@ -1,8 +1,9 @@
 """What a tensor argument is made of: data pointer, dtype, shape, element
 strides and device, read from a torch tensor, an object with
-__cuda_array_interface__ (device memory) or __array_interface__ (NumPy, host
-memory), or, without NumPy, a buffer (a memoryview, possibly cast to a shape;
-array.array, bytearray)."""
+__cuda_array_interface__ (device memory), a DLPack producer (__dlpack__: JAX,
+CuPy and others; host or device), __array_interface__ (NumPy, host memory), or,
+without NumPy, a buffer (a memoryview, possibly cast to a shape; array.array,
+bytearray)."""
 
 import ctypes
 
@@ -108,6 +109,71 @@ def _from_interface(obj, iface, device):
     return TensorView(data, dtype, shape, strides, device, 0 if device == "cuda" else None, obj)
 
 
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+# DLPack type codes: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool, 7/8 float8 (e4m3fn, e5m2).
+_DLPACK = {
+    (0, 8): "i8",
+    (0, 32): "i32",
+    (0, 64): "i64",
+    (1, 8): "u8",
+    (1, 32): "u32",
+    (2, 16): "f16",
+    (2, 32): "f32",
+    (2, 64): "f64",
+    (4, 16): "bf16",
+    (6, 8): "bool",
+}
+_DL_CPU, _DL_CUDA, _DL_CUDA_MANAGED = 1, 2, 13
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def _from_dlpack(obj):
+    """A DLPack producer's tensor (its capsule is kept, not consumed)."""
+    try:
+        capsule = obj.__dlpack__()
+    except TypeError:
+        capsule = obj.__dlpack__(stream=None)
+    # A DLManagedTensor starts with its DLTensor.
+    t = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
+    if t.dtype.lanes != 1 or (t.dtype.code, t.dtype.bits) not in _DLPACK:
+        raise TypeError(
+            "tessera: DLPack element type (code %d, %d bits, %d lanes) is not one Tessera has"
+            % (t.dtype.code, t.dtype.bits, t.dtype.lanes)
+        )
+    shape = [t.shape[i] for i in range(t.ndim)]
+    strides = [t.strides[i] for i in range(t.ndim)] if t.strides else _row_major(shape)
+    kind = t.device.device_type
+    device = "cuda" if kind in (_DL_CUDA, _DL_CUDA_MANAGED) else "cpu" if kind == _DL_CPU else None
+    if device is None:
+        raise ValueError("tessera: DLPack device type %d is neither CPU nor CUDA" % kind)
+    data = (t.data or 0) + t.byte_offset
+    index = t.device.device_id if device == "cuda" else None
+    return TensorView(data, _DLPACK[(t.dtype.code, t.dtype.bits)], shape, strides, device, index,
+                      (obj, capsule))
+
+
 def view(obj):
     """The TensorView of `obj`, or None when it is not a tensor (a scalar)."""
     if isinstance(obj, (bool, int, float)):
@@ -126,6 +192,8 @@ def view(obj):
         return _from_interface(obj, obj.__cuda_array_interface__, "cuda")
     if hasattr(obj, "__array_interface__"):
         return _from_interface(obj, obj.__array_interface__, "cpu")
+    if hasattr(obj, "__dlpack__"):
+        return _from_dlpack(obj)
     try:
         mv = memoryview(obj)
     except TypeError:

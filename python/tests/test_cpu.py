@@ -36,6 +36,34 @@ class FakeCuda:
         }
 
 
+class DLPackFloats:
+    """A DLPack producer of a host f32 array (what JAX or CuPy hand over),
+    made with ctypes: a DLManagedTensor in a "dltensor" capsule."""
+
+    def __init__(self, values, shape, device_type=1):
+        from tessera._tensors import _DLTensor
+
+        class Managed(ctypes.Structure):
+            _fields_ = [("t", _DLTensor), ("ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+        self.data = (ctypes.c_float * len(values))(*values)
+        self.shape = (ctypes.c_int64 * len(shape))(*shape)
+        self.managed = Managed()
+        t = self.managed.t
+        t.data = ctypes.cast(self.data, ctypes.c_void_p)
+        t.device.device_type, t.device.device_id = device_type, 0
+        t.ndim = len(shape)
+        t.dtype.code, t.dtype.bits, t.dtype.lanes = 2, 32, 1
+        t.shape = self.shape
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype = ctypes.py_object
+        new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        self._new = new
+
+    def __dlpack__(self, stream=None):
+        return self._new(ctypes.addressof(self.managed), b"dltensor", None)
+
+
 class Loading(unittest.TestCase):
     def test_version_and_kernels(self):
         self.assertTrue(tessera.version())
@@ -119,6 +147,19 @@ class Interpreting(unittest.TestCase):
         # The f32 sum: exact in double from the f32 inputs, then rounded once.
         want = array.array("f", (x[i] + y[i] for i in range(n)))
         self.assertEqual(list(z), list(want))
+
+    def test_dlpack_producers(self):
+        k = tessera.load(os.path.join(EXAMPLES, "vector_add.tile")).vector_add
+        n = 1000
+        x = DLPackFloats([float(i) for i in range(n)], (n,))
+        y = DLPackFloats([0.5] * n, (n,))
+        z = DLPackFloats([0.0] * n, (n,))
+        k.interpret(x, y, z)
+        self.assertEqual(list(z.data), [i + 0.5 for i in range(n)])
+        cuda = DLPackFloats([0.0] * n, (n,), device_type=2)
+        with self.assertRaisesRegex(ValueError, "the interpreter takes host tensors"):
+            k.interpret(cuda, y, z)
+        self.assertIn(".entry", k.compile(cuda, cuda, cuda).ptx)
 
     def test_softmax_rows(self):
         k = tessera.load(os.path.join(EXAMPLES, "softmax.tile")).softmax
