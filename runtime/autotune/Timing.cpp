@@ -1,0 +1,489 @@
+//===- Timing.cpp - timing a tuning space on the GPU ------------*- C++ -*-===//
+//
+// timeAll (Tuner.h): random inputs of the request's sizes (makeInputs), each
+// compiled candidate launched through the runtime and timed with CUDA events
+// (LaunchTimer) within the search's budget, slow ones abandoned early, and
+// every candidate's outputs compared with the reference candidate's (the
+// default), so a configuration that computes something else never wins.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Support/Errors.h"
+#include "runtime/autotune/Tuner.h"
+
+#include "dialects/Tile/Knobs.h"
+#include "dialects/Tile/TileDialect.h"
+#include "lib/Interpreter/Interpreter.h"
+#include "runtime/autotune/Model.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <thread>
+
+using namespace tessera;
+using namespace tessera::autotune;
+
+namespace {
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+} // namespace
+
+double tessera::autotune::decodeElement(DType t, const char *p) {
+  switch (t) {
+  case DType::F64: {
+    double d;
+    std::memcpy(&d, p, 8);
+    return d;
+  }
+  case DType::F32: {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  case DType::F16: {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return interp::halfBitsToFloat(h);
+  }
+  case DType::BF16: {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  case DType::I32: {
+    int32_t x;
+    std::memcpy(&x, p, 4);
+    return x;
+  }
+  case DType::U32: {
+    uint32_t x;
+    std::memcpy(&x, p, 4);
+    return x;
+  }
+  case DType::I64: {
+    int64_t x;
+    std::memcpy(&x, p, 8);
+    return (double)x;
+  }
+  case DType::I8:
+    return (int8_t)*p;
+  case DType::U8:
+    return (uint8_t)*p;
+  case DType::F8E4M3:
+    return f8Decode(DType::F8E4M3, (uint8_t)*p);
+  case DType::F8E5M2:
+    return f8Decode(DType::F8E5M2, (uint8_t)*p);
+  case DType::Bool:
+    return *p != 0;
+  }
+  return 0;
+}
+
+namespace {
+
+/// Random bytes of a dtype: floats in about [-1, 1], integers in [0, 4).
+void randomFill(std::vector<char> &b, DType t, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> u(-1, 1);
+  size_t w = dtypeBytes(t), n = b.size() / w;
+  for (size_t i = 0; i < n; ++i) {
+    char *p = b.data() + i * w;
+    float f = u(rng);
+    switch (t) {
+    case DType::F64: {
+      double d = f;
+      std::memcpy(p, &d, 8);
+      break;
+    }
+    case DType::F32:
+      std::memcpy(p, &f, 4);
+      break;
+    case DType::BF16: {
+      uint32_t x;
+      std::memcpy(&x, &f, 4);
+      uint16_t h = (uint16_t)(x >> 16);
+      std::memcpy(p, &h, 2);
+      break;
+    }
+    case DType::F16: { // sign, exponent 2^-6..2^-1, random mantissa
+      uint16_t h = (uint16_t)((rng() & 1) << 15 | (9 + rng() % 6) << 10 | (rng() & 0x3FF));
+      std::memcpy(p, &h, 2);
+      break;
+    }
+    case DType::I32:
+    case DType::U32: {
+      int32_t x = (int32_t)(rng() % 4);
+      std::memcpy(p, &x, 4);
+      break;
+    }
+    case DType::I8:
+    case DType::U8:
+      *p = (char)(rng() % 4);
+      break;
+    case DType::F8E4M3:
+      *p = (char)f8Encode(DType::F8E4M3, f);
+      break;
+    case DType::F8E5M2:
+      *p = (char)f8Encode(DType::F8E5M2, f);
+      break;
+    case DType::I64: {
+      int64_t x = (int64_t)(rng() % 4);
+      std::memcpy(p, &x, 8);
+      break;
+    }
+    case DType::Bool:
+      *p = (char)(rng() & 1);
+      break;
+    }
+  }
+}
+
+} // namespace
+
+llvm::Expected<Inputs> tessera::autotune::makeInputs(const jit::KernelSignature &sig,
+                                                     const std::map<std::string, int64_t> &dims,
+                                                     const std::map<std::string, double> &scalars,
+                                                     unsigned seed) {
+  std::mt19937 rng(seed);
+  Inputs in;
+  for (const jit::ParamInfo &p : sig.params) {
+    in.dtypes.push_back(p.dtype);
+    if (!p.isTensor) {
+      in.host.emplace_back();
+      in.dev.emplace_back();
+      double v;
+      if (auto it = scalars.find(p.name); it != scalars.end())
+        v = it->second;
+      else if (auto d = dims.find(p.name); d != dims.end())
+        v = (double)d->second;
+      else
+        return makeError("scalar parameter '" + p.name + "' needs a value: --scalar " + p.name +
+                         "=V");
+      in.args.push_back(jit::ScalarArg::of(v));
+      continue;
+    }
+    std::vector<int64_t> shape;
+    int64_t n = 1;
+    for (auto [d, name] : llvm::enumerate(p.dims)) {
+      int64_t e = p.literal[d];
+      if (!name.empty()) {
+        auto it = dims.find(name);
+        if (it == dims.end())
+          return makeError("dim '" + name + "' of '" + p.name + "' needs a size: --dim " + name +
+                           "=V");
+        e = it->second;
+      }
+      shape.push_back(e);
+      n *= e;
+    }
+    std::vector<char> bytes(std::max<int64_t>(n, 1) * dtypeBytes(p.dtype));
+    randomFill(bytes, p.dtype, rng);
+    auto buf = cuda::DeviceBuffer::allocate(bytes.size());
+    if (!buf)
+      return buf.takeError();
+    if (llvm::Error e = buf->copyFromHost(bytes.data(), bytes.size()))
+      return std::move(e);
+    in.args.push_back(jit::TensorArg{buf->get(), p.dtype, shape, {}});
+    in.host.push_back(std::move(bytes));
+    in.dev.push_back(std::move(*buf));
+  }
+  return in;
+}
+
+llvm::Error tessera::autotune::restore(Inputs &in) {
+  for (size_t i = 0; i < in.host.size(); ++i)
+    if (!in.host[i].empty())
+      if (llvm::Error e = in.dev[i].copyFromHost(in.host[i].data(), in.host[i].size()))
+        return e;
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<std::vector<char>>> tessera::autotune::outputs(Inputs &in) {
+  std::vector<std::vector<char>> out(in.host.size());
+  for (size_t i = 0; i < in.host.size(); ++i)
+    if (!in.host[i].empty()) {
+      out[i].resize(in.host[i].size());
+      if (llvm::Error e = in.dev[i].copyToHost(out[i].data(), out[i].size()))
+        return std::move(e);
+    }
+  return out;
+}
+
+namespace {
+
+/// The first candidate's outputs, against which the others are checked, with
+/// each tensor's RMS (computed once: outputs of 4096^3 matmuls are 16M elements).
+struct Reference {
+  std::vector<std::vector<char>> bytes;
+  std::vector<double> rms;
+};
+
+/// Runs `fn(begin, end, part)` over `n` elements split among the host's
+/// threads (one part when `n` is small).
+void inParallel(size_t n, const std::function<void(size_t, size_t, unsigned)> &fn,
+                unsigned &parts) {
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  parts = n < (1u << 20) ? 1u : std::min(hw, 16u);
+  std::vector<std::thread> pool;
+  for (unsigned p = 1; p < parts; ++p)
+    pool.emplace_back(fn, n * p / parts, n * (p + 1) / parts, p);
+  fn(0, n / parts, 0);
+  for (auto &t : pool)
+    t.join();
+}
+
+Reference makeReference(const Inputs &in, std::vector<std::vector<char>> bytes) {
+  Reference ref;
+  ref.rms.assign(bytes.size(), 0);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (bytes[i].empty())
+      continue;
+    DType t = in.dtypes[i];
+    size_t w = dtypeBytes(t), n = bytes[i].size() / w;
+    std::vector<double> sums(16, 0);
+    unsigned parts;
+    inParallel(
+        n,
+        [&](size_t b, size_t e, unsigned part) {
+          double s = 0;
+          for (size_t k = b; k < e; ++k) {
+            double r = decodeElement(t, bytes[i].data() + k * w);
+            if (std::isfinite(r))
+              s += r * r / n;
+          }
+          sums[part] = s;
+        },
+        parts);
+    double rms = 0;
+    for (unsigned p = 0; p < parts; ++p)
+      rms += sums[p];
+    ref.rms[i] = std::sqrt(rms);
+  }
+  ref.bytes = std::move(bytes);
+  return ref;
+}
+
+/// "" when `got` matches the reference within the dtype's tolerance (relative
+/// to the element and to the tensor's RMS).
+std::string compareOutputs(const Inputs &in, const jit::KernelSignature &sig,
+                           const std::vector<std::vector<char>> &got, const Reference &ref) {
+  const std::vector<std::vector<char>> &want = ref.bytes;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i].empty() || (got[i] == in.host[i] && want[i] == in.host[i])) // an input, untouched
+      continue;
+    DType t = in.dtypes[i];
+    size_t w = dtypeBytes(t), n = got[i].size() / w;
+    double rms = ref.rms[i];
+    double tol = t == DType::BF16  ? 2e-2
+                 : t == DType::F16 ? 4e-3
+                 : t == DType::F32 ? 1e-3
+                 : t == DType::F64 ? 1e-9
+                                   : 0;
+    std::vector<size_t> bads(16, 0), firsts(16, SIZE_MAX);
+    unsigned parts;
+    inParallel(
+        n,
+        [&](size_t b, size_t e, unsigned part) {
+          size_t bad = 0, first = SIZE_MAX;
+          for (size_t k = b; k < e; ++k) {
+            double g = decodeElement(t, got[i].data() + k * w),
+                   r = decodeElement(t, want[i].data() + k * w);
+            bool ok = (std::isnan(g) && std::isnan(r)) || g == r ||
+                      std::fabs(g - r) <= tol * (std::fabs(r) + rms);
+            if (!ok && bad++ == 0)
+              first = k;
+          }
+          bads[part] = bad;
+          firsts[part] = first;
+        },
+        parts);
+    size_t bad = 0, first = SIZE_MAX;
+    for (unsigned p = 0; p < parts; ++p) {
+      bad += bads[p];
+      first = std::min(first, firsts[p]);
+    }
+    if (bad)
+      return "'" + sig.params[i].name + "' differs from the reference configuration's in " +
+             std::to_string(bad) + " of " + std::to_string(n) + " elements (first at " +
+             std::to_string(first) + ")";
+  }
+  return "";
+}
+
+} // namespace
+
+llvm::Expected<LaunchTimer> LaunchTimer::create() {
+  auto flush = cuda::DeviceBuffer::allocate(256u << 20);
+  if (!flush)
+    return flush.takeError();
+  auto a = cuda::Event::create();
+  if (!a)
+    return a.takeError();
+  auto b = cuda::Event::create();
+  if (!b)
+    return b.takeError();
+  return LaunchTimer(std::move(*flush), std::move(*a), std::move(*b));
+}
+
+llvm::Expected<Timing>
+LaunchTimer::time(const std::function<llvm::Error()> &launch, int warmup, int reps,
+                  const std::function<std::string(const std::vector<double> &, double)> &stop) {
+  for (int w = 0; w < warmup; ++w)
+    if (llvm::Error e = launch())
+      return std::move(e);
+  Timing t;
+  auto start = std::chrono::steady_clock::now();
+  std::vector<double> times;
+  while ((int)times.size() < reps) {
+    if (llvm::Error e = flush_.fill((unsigned char)times.size()))
+      return std::move(e);
+    if (llvm::Error e = a_.record(nullptr))
+      return std::move(e);
+    if (llvm::Error e = launch())
+      return std::move(e);
+    if (llvm::Error e = b_.record(nullptr))
+      return std::move(e);
+    auto ms = b_.elapsedSince(a_);
+    if (!ms)
+      return ms.takeError();
+    times.push_back(*ms);
+    if (stop)
+      if (std::string why = stop(times, secondsSince(start)); !why.empty()) {
+        t.stopped = why;
+        break;
+      }
+  }
+  std::sort(times.begin(), times.end());
+  t.reps = (int)times.size();
+  t.ms = times[times.size() / 2];
+  t.minMs = times.front();
+  t.maxMs = times.back();
+  return t;
+}
+
+llvm::Expected<TimingSummary>
+tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program, const TuneRequest &req,
+                           std::vector<Candidate> &cands, const TimingOptions &opts,
+                           const Progress &progress) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto sig = program.kernel(req.kernel);
+  if (!sig)
+    return sig.takeError();
+  auto in = makeInputs(*sig, req.dims, opts.scalars, opts.seed);
+  if (!in)
+    return in.takeError();
+  const cuda::DriverAPI &api = *cuda::driver();
+  auto sync = [&]() { return cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize"); };
+  auto timer = LaunchTimer::create();
+  if (!timer)
+    return timer.takeError();
+  TimingSummary sum;
+  Reference reference;
+  double best = INFINITY;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    Candidate &c = cands[i];
+    if (!c.compiled || c.duplicateOf >= 0) {
+      if (progress)
+        progress(i + 1, cands.size(), c);
+      continue;
+    }
+    if (secondsSince(t0) > opts.budgetSeconds) {
+      c.abandoned = "the search's time budget ran out before this configuration";
+      sum.budgetExhausted = true;
+      if (progress)
+        progress(i + 1, cands.size(), c);
+      continue;
+    }
+    jit::LaunchOptions lo;
+    lo.params = c.config.params;
+    lo.useTuned = false;
+    auto fail = [&](llvm::Error e) {
+      c.failed = llvm::toString(std::move(e));
+      c.compiled = false;
+    };
+    // One checked run on fresh inputs.
+    if (llvm::Error e = restore(*in)) {
+      fail(std::move(e));
+      continue;
+    }
+    auto info = rt.launch(program, sig->name, in->args, lo);
+    if (!info) {
+      fail(info.takeError());
+      continue;
+    }
+    if (llvm::Error e = sync()) {
+      fail(std::move(e));
+      return sum; // the context is unusable after a fault
+    }
+    if (auto res = rt.resources(info->key)) {
+      c.registers = res->registers;
+      c.spillBytes = res->localBytes;
+      c.sharedBytes = info->sharedBytes + res->staticShared;
+    } else {
+      llvm::consumeError(res.takeError());
+    }
+    auto outs = outputs(*in);
+    if (!outs)
+      return outs.takeError();
+    if (reference.bytes.empty()) {
+      reference = makeReference(*in, std::move(*outs));
+      sum.checkedAgainst = (int)i;
+    } else if (std::string bad = compareOutputs(*in, *sig, *outs, reference); !bad.empty()) {
+      c.failed = "wrong output: " + bad;
+      if (progress)
+        progress(i + 1, cands.size(), c);
+      continue;
+    }
+    // Timing: warm-up, then single launches between events, L2 flushed first;
+    // candidates far slower than the best so far, or past their budget, stop early.
+    auto timing =
+        timer->time([&] { return rt.launch(program, sig->name, in->args, lo).takeError(); },
+                    opts.warmup, opts.reps,
+                    [&](const std::vector<double> &times, double seconds) {
+                      std::vector<double> sorted = times;
+                      std::sort(sorted.begin(), sorted.end());
+                      double med = sorted[sorted.size() / 2];
+                      if (times.size() >= 3 && med > opts.abandonFactor * best)
+                        return "abandoned after " + std::to_string(times.size()) +
+                               " runs: " + std::to_string(med / best).substr(0, 4) +
+                               "x slower than the best so far";
+                      if (seconds > opts.perConfigSeconds)
+                        return "the per-configuration budget ran out after " +
+                               std::to_string(times.size()) + " runs";
+                      return std::string();
+                    });
+    if (!timing)
+      return timing.takeError();
+    c.abandoned = timing->stopped;
+    c.timed = true;
+    c.reps = timing->reps;
+    c.ms = timing->ms;
+    c.minMs = timing->minMs;
+    c.maxMs = timing->maxMs;
+    if (c.ms < best) {
+      best = c.ms;
+      sum.best = (int)i;
+    }
+    if (progress)
+      progress(i + 1, cands.size(), c);
+  }
+  // Duplicates share their original's timing.
+  for (Candidate &c : cands)
+    if (c.duplicateOf >= 0 && cands[c.duplicateOf].timed) {
+      const Candidate &o = cands[c.duplicateOf];
+      c.timed = true;
+      c.ms = o.ms, c.minMs = o.minMs, c.maxMs = o.maxMs, c.reps = 0;
+      c.registers = o.registers, c.spillBytes = o.spillBytes, c.sharedBytes = o.sharedBytes;
+    }
+  sum.seconds = secondsSince(t0);
+  return sum;
+}
