@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,42 @@ static const char *kAxpy = "// y = a * x + y\n"
                            "  let i = program_id(0);\n"
                            "  store(y, [i], a * load(x, [i], [BLOCK]) + load(y, [i], [BLOCK]));\n"
                            "}\n";
+
+/* Eight threads compile and interpret with one shared program at once, each
+ * its own size (so its own specialization) and its own last error. */
+typedef struct {
+  const tessera_program *prog;
+  int64_t n;
+  int ok;
+} worker_arg;
+
+static void *worker(void *p) {
+  worker_arg *w = (worker_arg *)p;
+  int64_t n = w->n;
+  float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = (float)i;
+    y[i] = 1.0f;
+  }
+  tessera_arg args[3] = {tensor(x, "f32", 1, &n), tensor(y, "f32", 1, &n), {0}};
+  args[2].kind = TESSERA_ARG_SCALAR;
+  args[2].scalar = 3.0;
+  tessera_compiled *ck = NULL;
+  int ok = tessera_compile(w->prog, NULL, args, 3, NULL, 0, "sm_80", &ck) == TESSERA_OK &&
+           strstr(tessera_compiled_ptx(ck), ".entry") != NULL;
+  tessera_compiled_destroy(ck);
+  ok = ok && tessera_interpret(w->prog, NULL, args, 3, NULL, 0, 1) == TESSERA_OK;
+  for (int64_t i = 0; ok && i < n; ++i)
+    ok = y[i] == 3.0f * (float)i + 1.0f;
+  /* This thread's error, whatever the others do meanwhile. */
+  tessera_param bad = {"NOPE", 1};
+  ok = ok && tessera_compile(w->prog, NULL, args, 3, &bad, 1, NULL, &ck) == TESSERA_ERROR_COMPILE &&
+       strstr(tessera_last_error(), "'NOPE'") != NULL;
+  free(x);
+  free(y);
+  w->ok = ok;
+  return NULL;
+}
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -147,6 +184,22 @@ int main(int argc, char **argv) {
         "null host pointer");
   free(x);
   free(y);
+
+  /* Threads sharing the program. */
+  {
+    pthread_t threads[8];
+    worker_arg w[8];
+    for (int i = 0; i < 8; ++i) {
+      w[i].prog = prog;
+      w[i].n = 1000 + 129 * i;
+      w[i].ok = 0;
+      pthread_create(&threads[i], NULL, worker, &w[i]);
+    }
+    for (int i = 0; i < 8; ++i) {
+      pthread_join(threads[i], NULL);
+      CHECK(w[i].ok, "thread %d (n = %lld)", i, (long long)w[i].n);
+    }
+  }
   tessera_program_destroy(prog);
 
   /* Programs that do not load: located messages. */
