@@ -46,10 +46,11 @@ static const char *kAxpy = "// y = a * x + y\n"
                            "}\n";
 
 /* Eight threads compile and interpret with one shared program at once, each
- * its own size (so its own specialization) and its own last error. */
+ * its own size and block (six specializations, some asked for twice at once)
+ * and its own last error. */
 typedef struct {
   const tessera_program *prog;
-  int64_t n;
+  int64_t n, block;
   int ok;
 } worker_arg;
 
@@ -64,11 +65,15 @@ static void *worker(void *p) {
   tessera_arg args[3] = {tensor(x, "f32", 1, &n), tensor(y, "f32", 1, &n), {0}};
   args[2].kind = TESSERA_ARG_SCALAR;
   args[2].scalar = 3.0;
+  tessera_param block = {"BLOCK", w->block};
   tessera_compiled *ck = NULL;
-  int ok = tessera_compile(w->prog, NULL, args, 3, NULL, 0, "sm_80", &ck) == TESSERA_OK &&
+  int ok = tessera_compile(w->prog, NULL, args, 3, &block, 1, "sm_80", &ck) == TESSERA_OK &&
            strstr(tessera_compiled_ptx(ck), ".entry") != NULL;
+  int64_t grid[3];
+  tessera_compiled_grid(ck, grid);
+  ok = ok && grid[0] == (n + w->block - 1) / w->block;
   tessera_compiled_destroy(ck);
-  ok = ok && tessera_interpret(w->prog, NULL, args, 3, NULL, 0, 1) == TESSERA_OK;
+  ok = ok && tessera_interpret(w->prog, NULL, args, 3, &block, 1, 1) == TESSERA_OK;
   for (int64_t i = 0; ok && i < n; ++i)
     ok = y[i] == 3.0f * (float)i + 1.0f;
   /* This thread's error, whatever the others do meanwhile. */
@@ -192,6 +197,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 8; ++i) {
       w[i].prog = prog;
       w[i].n = 1000 + 129 * i;
+      w[i].block = 32 << (i % 6);
       w[i].ok = 0;
       pthread_create(&threads[i], NULL, worker, &w[i]);
     }
