@@ -54,9 +54,15 @@ void dropAsserts(tile::KernelOp kernel) {
 
 } // namespace
 
-LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::StringRef arch) {
+LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::StringRef arch,
+                                                    TimingScope *timing) {
   module.walk([](tile::KernelOp k) { dropAsserts(k); });
   PassManager pm(module.getContext());
+  std::optional<TimingScope> passes;
+  if (timing) {
+    passes = timing->nest("code generation passes");
+    pm.enableTiming(*passes);
+  }
   pm.addNestedPass<tile::KernelOp>(tile::createTileLegalizeFloat8());
   pm.addNestedPass<tile::KernelOp>(tile::createTilePadExtents());
   pm.addNestedPass<tile::KernelOp>(tile::createTileGroupPrograms());

@@ -10,6 +10,7 @@
 #define TESSERA_PIPELINE_PIPELINE_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -30,7 +31,9 @@ void registerCodegenDialects(mlir::DialectRegistry &registry);
 
 /// Assigns layouts and lowers every tile.kernel of `module`, in place, to an
 /// llvm.func kernel for `arch` (TargetInfo). Fails after reporting on the context.
-mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef arch);
+/// With `timing`, each pass is timed in a scope nested in it.
+mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef arch,
+                                       mlir::TimingScope *timing = nullptr);
 
 /// The shared memory `kernel` needs on `arch` once its layouts, staged
 /// operands and pipeline buffers are allocated (the passes run on a copy):

@@ -16,6 +16,7 @@
 #include "mlir/IR/DialectRegistry.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -90,10 +91,25 @@ int emitAST(const CompileOptions &opts, const SourceFile &file, const Specializa
   });
 }
 
+/// With --timings, a timing manager that prints its tree to stderr when it
+/// goes out of scope; disabled otherwise (its scopes then cost nothing).
+struct StageTimer {
+  mlir::DefaultTimingManager manager;
+  mlir::TimingScope root;
+  explicit StageTimer(bool on) {
+    manager.setEnabled(on);
+    manager.setDisplayMode(mlir::DefaultTimingManager::DisplayMode::Tree);
+    root = manager.getRootScope();
+  }
+};
+
 int emitTile(const CompileOptions &opts, const SourceFile &file, const Specialization &spec) {
+  StageTimer timer(opts.timings);
   DiagnosticEngine diags(file);
   mlir::MLIRContext ctx(mlir::MLIRContext::Threading::DISABLED);
+  mlir::TimingScope frontend = timer.root.nest("frontend (parse, check, tile IR)");
   auto module = buildTileModule(file, frontendOptions(opts, spec), ctx, diags);
+  frontend.stop();
   diags.render(llvm::errs());
   if (!module)
     return 1;
@@ -103,11 +119,14 @@ int emitTile(const CompileOptions &opts, const SourceFile &file, const Specializ
 /// gpu (LLVM + NVVM dialects), llvm (LLVM IR), ptx, cubin: the code generator.
 int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specialization &spec,
                 EmitStage stage) {
+  StageTimer timer(opts.timings);
   DiagnosticEngine diags(file);
   mlir::DialectRegistry registry;
   pipeline::registerCodegenDialects(registry);
   mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+  mlir::TimingScope frontend = timer.root.nest("frontend (parse, check, tile IR)");
   auto module = buildTileModule(file, frontendOptions(opts, spec), ctx, diags);
+  frontend.stop();
   if (!module) {
     diags.render(llvm::errs());
     return 1;
@@ -121,7 +140,8 @@ int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specia
     module->walk([&](mlir::tile::KernelOp k) { pipeline::enableAsserts(k); });
   {
     DiagnosticEngine::MLIRHandler handler(diags, ctx, /*internal=*/false);
-    if (failed(pipeline::lowerToLLVMDialect(*module, opts.arch))) {
+    if (failed(pipeline::lowerToLLVMDialect(*module, opts.arch,
+                                            opts.timings ? &timer.root : nullptr))) {
       diags.render(llvm::errs());
       return 1;
     }
@@ -129,8 +149,11 @@ int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specia
   diags.render(llvm::errs()); // notes
   if (stage == EmitStage::GPU)
     return writeOutput(opts, [&](llvm::raw_ostream &os) { module->print(os); });
+  mlir::TimingScope backend =
+      timer.root.nest(stage == EmitStage::LLVM ? "LLVM IR" : "LLVM IR and PTX (NVPTX)");
   auto text = stage == EmitStage::LLVM ? pipeline::toLLVMIR(*module, opts.arch)
                                        : pipeline::toPTX(*module, opts.arch, opts.optLevel);
+  backend.stop();
   if (!text) {
     printToolError(llvm::errs(), "code generation failed: " + llvm::toString(text.takeError()));
     return 1;
@@ -138,7 +161,9 @@ int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specia
   if (stage != EmitStage::Cubin)
     return writeOutput(opts, [&](llvm::raw_ostream &os) { os << *text; });
   std::string log;
+  mlir::TimingScope ptxas = timer.root.nest("ptxas");
   auto cubin = target::compileCubin(*text, opts.arch, &log);
+  ptxas.stop();
   if (!cubin) {
     std::string msg = llvm::toString(cubin.takeError());
     // A missing ptxas is the environment's fault, not the program's.

@@ -64,6 +64,9 @@ struct CompileOptions {
   /// The 64-bit size class (64-bit extents in the ABI; i64 dims, program ids
   /// and aranges): what launches with an extent of 2^31 or more use.
   bool index64 = false;
+  /// Print the time of each stage (frontend, each code-generation pass, LLVM
+  /// IR and PTX, ptxas) to stderr.
+  bool timings = false;
 };
 
 int runCompile(const CompileOptions &opts);

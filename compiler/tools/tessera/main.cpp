@@ -43,6 +43,9 @@ int main(int argc, char **argv) {
                 "the GPU architecture (default " + tessera::target::TargetInfo::kDefaultArch.str() +
                     "; one of " + archs + ")");
   c->add_option("-o", compile.output, "write the output to this path instead of stdout");
+  c->add_flag("--timings", compile.timings,
+              "print where the time goes to stderr: the frontend, each code-generation pass, "
+              "LLVM IR and PTX, ptxas (wall clock, in a tree)");
   c->add_flag("--unaligned", compile.unaligned,
               "do not assume 16-byte aligned tensors (no vectorized global accesses)");
   c->add_option("--sms", compile.sms,
