@@ -23,7 +23,10 @@
 // become pending at that wait, so a later write (the epilogue's conversion
 // scratch reusing the operand buffers) gets its barrier after the wait; a
 // write before it is an error. A `tile.tma_store` orders its own accesses
-// with barriers of its own (TmaStoreToLLVM.cpp) and counts as one.
+// with barriers of its own (TmaStoreToLLVM.cpp) and counts as one; its buffer
+// stays read by the TMA engine until `tile.tma_store_wait` (thread 0's
+// wait), after which its reads are pending, so a later write of those bytes
+// gets a barrier; a write before the wait is an error.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Analysis/SharedMemory.h"
@@ -57,13 +60,16 @@ struct State {
   std::set<Access> pending;     // since the last barrier
   std::set<Access> outstanding; // buffers with asynchronous copies in flight
   std::set<Access> dotReads;    // operands of warpgroup dots still in flight
+  std::set<Access> storeReads;  // buffers TMA stores may still read
   void merge(const State &o) {
     pending.insert(o.pending.begin(), o.pending.end());
     outstanding.insert(o.outstanding.begin(), o.outstanding.end());
     dotReads.insert(o.dotReads.begin(), o.dotReads.end());
+    storeReads.insert(o.storeReads.begin(), o.storeReads.end());
   }
   bool operator==(const State &o) const {
-    return pending == o.pending && outstanding == o.outstanding && dotReads == o.dotReads;
+    return pending == o.pending && outstanding == o.outstanding && dotReads == o.dotReads &&
+           storeReads == o.storeReads;
   }
 };
 
@@ -161,16 +167,31 @@ private:
         barrierBefore(op, s, insert);
       return;
     }
-    if (isa<TmaStoreOp>(op)) {
+    if (auto store = dyn_cast<TmaStoreOp>(op)) {
       // Orders its own accesses: a barrier before it writes its buffer, one
       // before its stores read it (later stores of the buffer wait for those
       // reads themselves). Earlier writes are published by the first one.
+      // The TMA engine reads the buffer until the tile.tma_store_wait.
+      auto [lo, hi] = bufferOf(store.getBuf());
+      if (insert && conflicts(s.dotReads, Access{lo, hi, true})) {
+        op->emitError("a TMA store's buffer overlaps operands an asynchronous warpgroup dot may "
+                      "still read");
+        failed_ = true;
+      }
       if (insert && fenceAsync_ &&
           llvm::any_of(s.pending, [](const Access &a) { return a.write; })) {
         OpBuilder b(op);
         FenceAsyncSharedOp::create(b, op->getLoc());
       }
       s.pending.clear();
+      s.storeReads.insert(Access{lo, hi, false});
+      return;
+    }
+    if (isa<TmaStoreWaitOp>(op)) {
+      // Thread 0's stores are done reading; the others learn it at a barrier,
+      // which a later write of those bytes (a reuse) gets from here.
+      s.pending.insert(s.storeReads.begin(), s.storeReads.end());
+      s.storeReads.clear();
       return;
     }
     if (auto bars = dyn_cast<MBarrierAllocOp>(op)) {
@@ -223,6 +244,13 @@ private:
       if (insert && a.write && conflicts(s.dotReads, a)) {
         op->emitError("shared memory written while an asynchronous warpgroup dot may read it "
                       "(no tile.warpgroup_wait {pendings = 0} before)");
+        failed_ = true;
+        break;
+      }
+    for (const Access &a : accesses)
+      if (insert && a.write && conflicts(s.storeReads, a)) {
+        op->emitError("shared memory written while a TMA store may read it (no "
+                      "tile.tma_store_wait before)");
         failed_ = true;
         break;
       }

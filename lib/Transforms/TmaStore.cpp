@@ -26,8 +26,10 @@
 // 128x256 tile keeps four pipeline stages. Elements outside the tensor are
 // clipped by TMA, as `tile.store` masks them.
 //
-// Stores stay as they are where TMA cannot describe them: a tensor that is
-// not a kernel argument, not aligned in this variant or of rank above 5,
+// Stores stay as they are where TMA cannot describe them, or where the
+// program accesses the tensor otherwise too (the store completes only at the
+// program's end, unordered with those accesses): a tensor that is not a
+// kernel argument, not aligned in this variant or of rank above 5,
 // 64-bit coordinates, padded extents, elements other than f16/bf16/f32, more
 // than 256 rows, or a layout whose windows differ between threads. Runs after
 // tile-software-pipeline (which adds the loads' tensor maps) and before
@@ -40,6 +42,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILETMASTORE
@@ -85,8 +88,15 @@ std::pair<int64_t, unsigned> boxOfStore(RankedTensorType type) {
 int64_t windowOfStore(StoreOp store, Value acc, int64_t box) {
   auto arg = dyn_cast<BlockArgument>(store.getTensor());
   auto tensor = cast<GlobalTensorType>(store.getTensor().getType());
-  if (!arg || !isa<KernelOp>(arg.getOwner()->getParentOp()) || tensor.getRank() > 5 ||
-      store.getExtents() || !tessera::analysis::isAlignedTensor(store.getTensor()) ||
+  // The store completes only at the program's end: no other access of the
+  // tensor in the program may need its order (its extents are fine).
+  auto otherAccess = [&](Operation *user) {
+    return user != store.getOperation() && !isMemoryEffectFree(user);
+  };
+  if (!arg || llvm::any_of(arg.getUsers(), otherAccess))
+    return 0;
+  if (!isa<KernelOp>(arg.getOwner()->getParentOp()) || tensor.getRank() > 5 || store.getExtents() ||
+      !tessera::analysis::isAlignedTensor(store.getTensor()) ||
       llvm::any_of(store.getCoords(), [](Value c) { return !c.getType().isInteger(32); }))
     return 0;
   auto type = cast<RankedTensorType>(acc.getType());

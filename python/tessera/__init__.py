@@ -184,7 +184,7 @@ class Kernel:
     def __init__(self, program, name):
         self.program, self.name = program, name
         self._name = name.encode()
-        self._plans = {}
+        self._local = threading.local()
         lib, h, kn = _lib.lib, program._handle, name.encode()
         count = ctypes.c_int32()
         _check(lib.tessera_kernel_num_params(h, kn, ctypes.byref(count)))
@@ -226,6 +226,7 @@ class Kernel:
             )
         out = (_lib.Arg * len(args))()
         keep = []
+        views = []  # the tensor views (DLPack capsules): the caller holds them during its call
         dims = {}
         device_index = None
         for i, (p, a) in enumerate(zip(self.params, args)):
@@ -244,6 +245,7 @@ class Kernel:
                     "tessera: %s: parameter '%s' is a tensor, got %s"
                     % (self.name, p.name, type(a).__name__)
                 )
+            views.append(t)
             if t.dtype != p.dtype:
                 raise TypeError(
                     "tessera: %s: '%s' must be %s, got %s" % (self.name, p.name, p.dtype, t.dtype)
@@ -305,7 +307,7 @@ class Kernel:
             out[i].rank = len(t.shape)
             out[i].shape = shape
             out[i].strides = strides
-        return out, keep, device_index
+        return out, keep, device_index, views
 
     # Schedule options have hyphens (split-k); as keywords they take underscores.
     _SCHEDULE = {"split_k": "split-k", "warp_specialize": "warp-specialize", "tma_store": "tma-store"}
@@ -333,16 +335,18 @@ class Kernel:
         of an earlier call, with the same keywords, reuses that call's checked
         C arguments with the new data pointers and scalars patched in."""
         key = _launch_key(args, params)
-        plan = self._plans.get(key) if key is not None else None
+        # Plans are per thread: a plan's arguments are patched in place.
+        plans = self._local.__dict__.setdefault("plans", {})
+        plan = plans.get(key) if key is not None else None
         if plan is None:
-            cargs, keep, device_index = self._args(args, "cuda")
+            cargs, keep, device_index, views = self._args(args, "cuda")
             cparams, keep2 = self._params(params)
             plan = _LaunchPlan(cargs, keep + keep2, cparams, len(params), device_index or 0)
             plan.runtime = _runtime(plan.device_index)
             if key is not None:
-                if len(self._plans) > 64:
-                    self._plans.clear()
-                self._plans[key] = plan
+                if len(plans) > 64:
+                    plans.clear()
+                plans[key] = plan
         else:
             cargs = plan.cargs
             for i in plan.tensors:
@@ -369,7 +373,7 @@ class Kernel:
         those shapes, checking outputs) within `budget` seconds; the winner
         goes into the tuning database, so later calls of these sizes use it.
         Returns (parameters, median milliseconds)."""
-        cargs, keep, device_index = self._args(args, "cuda")
+        cargs, keep, device_index, views = self._args(args, "cuda")
         rt = _runtime(device_index or 0)
         flags = (_lib.TUNE_WARP_SPECIALIZE if warp_specialize else 0) | (
             _lib.TUNE_TMA_STORE if tma_store else 0
@@ -394,13 +398,13 @@ class Kernel:
         for item in best.value.decode().split():
             name, value = item.split("=")
             params[name] = int(value)
-        self._plans.clear()  # launches look the new entry up again
+        self._local = threading.local()  # launches look the new entry up again
         return params, ms.value
 
     def compile(self, *args, arch=None, **params):
         """The PTX of the specialization these arguments select (their shapes,
         dtypes and alignment; no GPU needed), as a Compiled."""
-        cargs, keep, _ = self._args(args, None)
+        cargs, keep, _, views = self._args(args, None)
         cparams, keep2 = self._params(params)
         handle = ctypes.c_void_p()
         _check(
@@ -420,7 +424,7 @@ class Kernel:
     def interpret(self, *args, threads=0, **params):
         """Runs the kernel in the CPU interpreter on host tensors (torch CPU
         tensors, NumPy arrays, writable buffers), writing outputs in place."""
-        cargs, keep, _ = self._args(args, "cpu")
+        cargs, keep, _, views = self._args(args, "cpu")
         cparams, keep2 = self._params(params)
         _check(
             _lib.lib.tessera_interpret(
@@ -461,7 +465,7 @@ def _launch_key(args, params):
         else:
             return None
     if params:
-        key.append(tuple(params.items()))
+        key.append(tuple((k, type(v), v) for k, v in params.items()))
     return tuple(key)
 
 

@@ -322,9 +322,9 @@ class LaunchPlans(unittest.TestCase):
         T = self.Tensor
         k(T(0x1000, [100]), T(0x2000, [100]), T(0x3000, [100]))
         k(T(0x4000, [100]), T(0x5000, [100]), T(0x6000, [100]))
-        self.assertEqual(len(k._plans), 1)
+        self.assertEqual(len(k._local.plans), 1)
         k(T(0x7000, [200]), T(0x8000, [200]), T(0x9000, [200]), BLOCK=256)
-        self.assertEqual(len(k._plans), 2)
+        self.assertEqual(len(k._local.plans), 2)
         self.assertEqual(
             [l[0] for l in self.launches],
             [[0x1000, 0x2000, 0x3000], [0x4000, 0x5000, 0x6000], [0x7000, 0x8000, 0x9000]],
@@ -350,4 +350,4 @@ class LaunchPlans(unittest.TestCase):
             k(x, y)
         us = (time.perf_counter() - start) / n * 1e6
         print("\nPython side of a cached launch (the C launch stubbed): %.2f us" % us)
-        self.assertEqual(len(k._plans), 1)
+        self.assertEqual(len(k._local.plans), 1)

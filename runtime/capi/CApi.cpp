@@ -118,6 +118,22 @@ llvm::Expected<std::map<std::string, int64_t>> paramsOf(const tessera_param *p, 
   return out;
 }
 
+/// The status of a failed launch or interpretation: BINDING when the
+/// arguments do not bind (checked again on this failure path only, so a
+/// successful launch binds once), else RUNTIME (a compile error, a driver
+/// call, a failed assert: the message says which).
+tessera_status launchStatus(const jit::KernelSignature &sig, llvm::ArrayRef<jit::Arg> args) {
+  std::vector<jit::Arg> probe(args.begin(), args.end());
+  for (jit::Arg &a : probe) // host pointers or device ones: only the layout matters here
+    if (auto *t = std::get_if<jit::TensorArg>(&a); t && !t->data)
+      t->data = 256;
+  auto b = jit::bindArguments(sig, probe);
+  if (b)
+    return TESSERA_ERROR_RUNTIME;
+  llvm::consumeError(b.takeError());
+  return TESSERA_ERROR_BINDING;
+}
+
 jit::Compiler &sharedCompiler() {
   static jit::DiskCache *cache = [] {
     const char *env = std::getenv("TESSERA_CACHE_DIR");
@@ -283,6 +299,8 @@ int32_t tessera_compiled_threads(const tessera_compiled *c) {
   return c ? (int32_t)c->kernel.numWarps * 32 : 0;
 }
 void tessera_compiled_grid(const tessera_compiled *c, int64_t grid[3]) {
+  if (!grid)
+    return;
   for (int i = 0; i < 3; ++i)
     grid[i] = c ? c->kernel.grid[i] : 0;
 }
@@ -324,7 +342,7 @@ tessera_status tessera_interpret(const tessera_program *program, const char *ker
     opts.threads = threads;
     auto info = jit::interpret(*program->program, sig->name, host, opts);
     if (!info)
-      return fail(TESSERA_ERROR_RUNTIME, info.takeError());
+      return fail(launchStatus(*sig, *a), info.takeError());
     return TESSERA_OK;
   });
 }
@@ -365,7 +383,7 @@ tessera_status tessera_launch(tessera_runtime *runtime, const tessera_program *p
     opts.stream = static_cast<CUstream>(stream);
     auto info = runtime->runtime->launch(*program->program, sig->name, *a, opts);
     if (!info)
-      return fail(TESSERA_ERROR_CUDA, info.takeError());
+      return fail(launchStatus(*sig, *a), info.takeError());
     return TESSERA_OK;
   });
 }

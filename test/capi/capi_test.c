@@ -184,6 +184,12 @@ int main(int argc, char **argv) {
   for (int64_t i = 0; i < n; ++i)
     wrongValues += fabsf(y[i] - (2.0f * ((float)(i % 17) - 8.0f) + (float)(i % 5) * 0.25f)) > 0;
   CHECK(wrongValues == 0, "%d wrong values", wrongValues);
+  int64_t shorter = n - 1;
+  args[1].shape = &shorter;
+  CHECK(tessera_interpret(prog, "axpy", args, 3, NULL, 0, 2) == TESSERA_ERROR_BINDING,
+        "dims that disagree: %s", tessera_last_error());
+  CHECK(strstr(tessera_last_error(), "N") != NULL, "%s", tessera_last_error());
+  args[1].shape = &n;
   args[0].data = 0;
   CHECK(tessera_interpret(prog, "axpy", args, 3, NULL, 0, 2) == TESSERA_ERROR_INVALID_ARGUMENT,
         "null host pointer");

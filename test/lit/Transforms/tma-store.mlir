@@ -127,3 +127,25 @@ tile.kernel @stay(%c: !tile.tensor<?x?xf32>, %u: !tile.tensor<?x?xf32>, %v: !til
   tile.store %v[%c0, %c0], %int : !tile.tensor<?x?xi32>, tensor<64x64xi32, #mma>
   tile.return
 }
+
+// -----
+
+// A tensor the program also reads stays with its ordinary store: the TMA
+// store would complete only at the program's end.
+// CHECK-LABEL: tile.kernel @also_read
+// CHECK-NOT: tile.tma_store %
+// CHECK: tile.store
+#mma = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+#bl = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+tile.kernel @also_read(%c: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64, tile.tma_store = 1 : i64} grid {
+^bb0(%z: !tile.tensor<?x?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %acc = arith.constant dense<1.0> : tensor<64x64xf32, #mma>
+  tile.store %c[%c0, %c0], %acc : !tile.tensor<?x?xf32>, tensor<64x64xf32, #mma>
+  %back = tile.load %c[%c1, %c0] : !tile.tensor<?x?xf32> -> tensor<64x64xf32, #bl>
+  tile.return
+}

@@ -42,8 +42,10 @@ typedef enum tessera_status {
   TESSERA_ERROR_BINDING = 3,          /* arguments that do not fit the kernel's signature */
   TESSERA_ERROR_COMPILE = 4,          /* code generation failed */
   TESSERA_ERROR_NO_GPU = 5,           /* no NVIDIA driver or GPU */
-  TESSERA_ERROR_CUDA = 6,             /* a driver call failed (the message names it) */
-  TESSERA_ERROR_RUNTIME = 7           /* anything else: a failed assert, the interpreter */
+  TESSERA_ERROR_CUDA = 6,             /* creating a runtime failed in the driver */
+  TESSERA_ERROR_RUNTIME = 7           /* a launch, interpretation or tuning that failed
+                                         past binding (compile errors, driver calls,
+                                         failed asserts: the message says which) */
 } tessera_status;
 
 typedef struct tessera_program tessera_program;
@@ -88,7 +90,8 @@ TESSERA_API int32_t tessera_program_num_kernels(const tessera_program *program);
 /* Null when `index` is out of range. */
 TESSERA_API const char *tessera_program_kernel_name(const tessera_program *program, int32_t index);
 
-/* A kernel's signature: its parameters in order. `kernel` may be null or ""
+/* A kernel's signature: its parameters in order (names and dim names are
+ * owned by the program and live as long as it). `kernel` may be null or ""
  * when the program has one kernel. For a tensor, `dtype` and `rank`; each axis
  * is named by a dim ("" for a literal extent, given in `literal`). */
 typedef struct tessera_param_info {
