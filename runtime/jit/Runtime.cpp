@@ -67,7 +67,7 @@ bool Runtime::repeatOverlaps(llvm::ArrayRef<Arg> args) const {
 }
 
 llvm::Error Runtime::checkPointers(const KernelSignature &sig, llvm::ArrayRef<Arg> args,
-                                   const std::vector<Arg> *last) {
+                                   const std::vector<Arg> *last) const {
   const cuda::DriverAPI &api = *cuda::driver();
   for (size_t i = 0; i < args.size(); ++i) {
     const auto *t = std::get_if<TensorArg>(&args[i]);
@@ -81,12 +81,13 @@ llvm::Error Runtime::checkPointers(const KernelSignature &sig, llvm::ArrayRef<Ar
     unsigned type = 0;
     CUdeviceptr start = 0;
     size_t size = 0;
-    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                   CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-    void *values[] = {&type, &start, &size};
+    int ordinal = -1;
+    CUpointer_attribute attrs[] = {
+        CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+        CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    void *values[] = {&type, &start, &size, &ordinal};
     // Unknown pointers are no error here: they come back with no memory type.
-    if (llvm::Error e = cuda::check(api.cuPointerGetAttributes(3, attrs, values, first),
+    if (llvm::Error e = cuda::check(api.cuPointerGetAttributes(4, attrs, values, first),
                                     "cuPointerGetAttributes(" + sig.params[i].name + ")"))
       return e;
     auto hex = [](uint64_t v) { return "0x" + llvm::utohexstr(v); };
@@ -94,6 +95,10 @@ llvm::Error Runtime::checkPointers(const KernelSignature &sig, llvm::ArrayRef<Ar
       return makeError("argument '" + sig.params[i].name + "' (" + hex(first) +
                        ") is not memory the CUDA driver knows: a host pointer, or device memory "
                        "already freed");
+    if (type == CU_MEMORYTYPE_DEVICE && ordinal >= 0 && ordinal != (int)ctx_.device())
+      return makeError("argument '" + sig.params[i].name + "' (" + hex(first) +
+                       ") is memory of device " + std::to_string(ordinal) +
+                       "; this runtime launches on device " + std::to_string((int)ctx_.device()));
     if (first + bytes > start + size)
       return makeError("argument '" + sig.params[i].name + "' spans bytes " + hex(first) + ".." +
                        hex(first + bytes) + " but its allocation (" + hex(start) + ", " +

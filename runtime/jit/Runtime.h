@@ -191,10 +191,11 @@ private:
   /// A debug kernel's assert state after its launch on `stream`: the first
   /// failed assert as an error (the state cleared for the next launch).
   /// That every tensor of `args` is memory the driver knows and lies inside
-  /// its allocation (cuPointerGetAttributes): not a host pointer, not freed.
-  /// With `last`, only the tensors whose pointer changed since it.
-  static llvm::Error checkPointers(const KernelSignature &sig, llvm::ArrayRef<Arg> args,
-                                   const std::vector<Arg> *last);
+  /// its allocation (cuPointerGetAttributes): not a host pointer, not freed,
+  /// not another device's memory. With `last`, only the tensors whose pointer
+  /// changed since it.
+  llvm::Error checkPointers(const KernelSignature &sig, llvm::ArrayRef<Arg> args,
+                            const std::vector<Arg> *last) const;
   static llvm::Error checkAsserts(const Loaded &loaded, CUstream stream,
                                   const std::string &kernelName);
 
