@@ -216,7 +216,7 @@ class Kernel:
 
     # -- arguments ---------------------------------------------------------
 
-    def _args(self, args, where):
+    def _args(self, args, where, stream=None):
         """The C arguments, checked against the signature; `where` is 'cuda'
         (launch), 'cpu' (interpret) or None (compile: any device)."""
         if len(args) != len(self.params):
@@ -230,7 +230,7 @@ class Kernel:
         dims = {}
         device_index = None
         for i, (p, a) in enumerate(zip(self.params, args)):
-            t = _view(a)
+            t = _view(a, stream)
             if not p.is_tensor:
                 if t is not None or not isinstance(a, (bool, int, float)):
                     raise TypeError(
@@ -339,7 +339,10 @@ class Kernel:
         plans = self._local.__dict__.setdefault("plans", {})
         plan = plans.get(key) if key is not None else None
         if plan is None:
-            cargs, keep, device_index, views = self._args(args, "cuda")
+            # DLPack producers order their work before the launch's stream
+            # (1: the legacy default stream, in the protocol's numbering).
+            dl_stream = _stream_handle(stream, 0) or 1
+            cargs, keep, device_index, views = self._args(args, "cuda", dl_stream)
             cparams, keep2 = self._params(params)
             plan = _LaunchPlan(cargs, keep + keep2, cparams, len(params), device_index or 0)
             plan.runtime = _runtime(plan.device_index)

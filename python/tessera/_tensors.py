@@ -149,12 +149,18 @@ _capsule_pointer.restype = ctypes.c_void_p
 _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
-def _from_dlpack(obj):
-    """A DLPack producer's tensor (its capsule is kept, not consumed)."""
-    try:
+def _from_dlpack(obj, stream):
+    """A DLPack producer's tensor (its capsule is kept, not consumed). For a
+    launch, `stream` is the launch's CUstream (an int; 1 for the legacy
+    default stream, as the protocol numbers it): the producer orders its own
+    work before that stream's."""
+    if stream is None:
         capsule = obj.__dlpack__()
-    except TypeError:
-        capsule = obj.__dlpack__(stream=None)
+    else:
+        try:
+            capsule = obj.__dlpack__(stream=stream)
+        except (TypeError, BufferError):
+            capsule = obj.__dlpack__()  # a host producer: no stream to order
     # A DLManagedTensor starts with its DLTensor.
     t = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
     if t.dtype.lanes != 1 or (t.dtype.code, t.dtype.bits) not in _DLPACK:
@@ -174,8 +180,9 @@ def _from_dlpack(obj):
                       (obj, capsule))
 
 
-def view(obj):
-    """The TensorView of `obj`, or None when it is not a tensor (a scalar)."""
+def view(obj, stream=None):
+    """The TensorView of `obj`, or None when it is not a tensor (a scalar);
+    `stream`: the launch's CUstream, for DLPack producers."""
     if isinstance(obj, (bool, int, float)):
         return None
     torch_dtype = getattr(obj, "dtype", None)
@@ -193,7 +200,7 @@ def view(obj):
     if hasattr(obj, "__array_interface__"):
         return _from_interface(obj, obj.__array_interface__, "cpu")
     if hasattr(obj, "__dlpack__"):
-        return _from_dlpack(obj)
+        return _from_dlpack(obj, stream)
     try:
         mv = memoryview(obj)
     except TypeError:

@@ -59,8 +59,10 @@ class DLPackFloats:
         new.restype = ctypes.py_object
         new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
         self._new = new
+        self.streams = []  # what each __dlpack__ call was given
 
     def __dlpack__(self, stream=None):
+        self.streams.append(stream)
         return self._new(ctypes.addressof(self.managed), b"dltensor", None)
 
 
@@ -160,6 +162,10 @@ class Interpreting(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "the interpreter takes host tensors"):
             k.interpret(cuda, y, z)
         self.assertIn(".entry", k.compile(cuda, cuda, cuda).ptx)
+        self.assertEqual(cuda.streams, [None, None, None, None])  # no launch: no stream
+        with self.assertRaises(tessera.TesseraError):  # no GPU here, or a fake pointer there
+            k(cuda, cuda, cuda, stream=0x77)
+        self.assertEqual(cuda.streams[-3:], [0x77] * 3)  # ordered before the launch's stream
 
     def test_softmax_rows(self):
         k = tessera.load(os.path.join(EXAMPLES, "softmax.tile")).softmax
