@@ -118,16 +118,45 @@ llvm::Expected<std::map<std::string, int64_t>> paramsOf(const tessera_param *p, 
   return out;
 }
 
+/// A call's kernel, arguments and parameters, checked and converted.
+struct Call {
+  const jit::KernelSignature *sig = nullptr;
+  std::vector<jit::Arg> args;
+  std::map<std::string, int64_t> params;
+};
+
+/// Fills `call` from the C arguments of a compile, interpretation, launch or
+/// tuning; any failure is TESSERA_ERROR_INVALID_ARGUMENT.
+tessera_status prepare(const tessera_program *program, const char *kernel, const tessera_arg *args,
+                       int32_t numArgs, const tessera_param *params, int32_t numParams,
+                       bool fakeNull, Call &call) {
+  auto sig = signatureOf(program, kernel);
+  if (!sig)
+    return fail(TESSERA_ERROR_INVALID_ARGUMENT, sig.takeError());
+  call.sig = &*sig;
+  auto a = deviceArgs(args, numArgs, fakeNull);
+  if (!a)
+    return fail(TESSERA_ERROR_INVALID_ARGUMENT, a.takeError());
+  call.args = std::move(*a);
+  auto p = paramsOf(params, numParams);
+  if (!p)
+    return fail(TESSERA_ERROR_INVALID_ARGUMENT, p.takeError());
+  call.params = std::move(*p);
+  return TESSERA_OK;
+}
+
 /// The status of a failed launch or interpretation: BINDING when the
 /// arguments do not bind (checked again on this failure path only, so a
-/// successful launch binds once), else RUNTIME (a compile error, a driver
-/// call, a failed assert: the message says which).
-tessera_status launchStatus(const jit::KernelSignature &sig, llvm::ArrayRef<jit::Arg> args) {
-  std::vector<jit::Arg> probe(args.begin(), args.end());
-  for (jit::Arg &a : probe) // host pointers or device ones: only the layout matters here
-    if (auto *t = std::get_if<jit::TensorArg>(&a); t && !t->data)
-      t->data = 256;
-  auto b = jit::bindArguments(sig, probe);
+/// successful launch binds once; only their layout matters), else RUNTIME (a
+/// compile error, a driver call, a failed assert: the message says which).
+tessera_status launchStatus(const jit::KernelSignature &sig, const tessera_arg *args,
+                            int32_t numArgs) {
+  auto probe = deviceArgs(args, numArgs, /*fakeNull=*/true);
+  if (!probe) {
+    llvm::consumeError(probe.takeError());
+    return TESSERA_ERROR_RUNTIME;
+  }
+  auto b = jit::bindArguments(sig, *probe);
   if (b)
     return TESSERA_ERROR_RUNTIME;
   llvm::consumeError(b.takeError());
@@ -254,21 +283,16 @@ tessera_status tessera_compile(const tessera_program *program, const char *kerne
   return guarded([&] {
     if (!program || !out)
       return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null program or result");
-    auto sig = signatureOf(program, kernel);
-    if (!sig)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, sig.takeError());
-    auto a = deviceArgs(args, num_args, /*fakeNull=*/true);
-    if (!a)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, a.takeError());
-    auto p = paramsOf(params, num_params);
-    if (!p)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, p.takeError());
-    auto binding = jit::bindArguments(*sig, *a);
+    Call call;
+    if (tessera_status s = prepare(program, kernel, args, num_args, params, num_params,
+                                   /*fakeNull=*/true, call))
+      return s;
+    auto binding = jit::bindArguments(*call.sig, call.args);
     if (!binding)
       return fail(TESSERA_ERROR_BINDING, binding.takeError());
     jit::CompileRequest req;
-    req.kernel = sig->name;
-    req.params = std::move(*p);
+    req.kernel = call.sig->name;
+    req.params = std::move(call.params);
     req.dims = binding->dims;
     req.unalignedArgs = binding->unalignedArgs;
     req.index64 = binding->index64;
@@ -312,17 +336,12 @@ tessera_status tessera_interpret(const tessera_program *program, const char *ker
   return guarded([&] {
     if (!program)
       return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null program");
-    auto sig = signatureOf(program, kernel);
-    if (!sig)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, sig.takeError());
-    auto a = deviceArgs(args, num_args, /*fakeNull=*/false);
-    if (!a)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, a.takeError());
-    auto p = paramsOf(params, num_params);
-    if (!p)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, p.takeError());
+    Call call;
+    if (tessera_status s = prepare(program, kernel, args, num_args, params, num_params,
+                                   /*fakeNull=*/false, call))
+      return s;
     std::vector<jit::HostArg> host;
-    for (auto [i, arg] : llvm::enumerate(*a)) {
+    for (auto [i, arg] : llvm::enumerate(call.args)) {
       if (auto *s = std::get_if<jit::ScalarArg>(&arg)) {
         host.push_back(*s);
         continue;
@@ -338,11 +357,11 @@ tessera_status tessera_interpret(const tessera_program *program, const char *ker
       host.push_back(jit::HostTensorArg{reinterpret_cast<void *>(t.data), t.dtype, t.shape});
     }
     jit::InterpretOptions opts;
-    opts.params = std::move(*p);
+    opts.params = std::move(call.params);
     opts.threads = threads;
-    auto info = jit::interpret(*program->program, sig->name, host, opts);
+    auto info = jit::interpret(*program->program, call.sig->name, host, opts);
     if (!info)
-      return fail(launchStatus(*sig, *a), info.takeError());
+      return fail(launchStatus(*call.sig, args, num_args), info.takeError());
     return TESSERA_OK;
   });
 }
@@ -369,21 +388,16 @@ tessera_status tessera_launch(tessera_runtime *runtime, const tessera_program *p
   return guarded([&] {
     if (!runtime || !program)
       return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null runtime or program");
-    auto sig = signatureOf(program, kernel);
-    if (!sig)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, sig.takeError());
-    auto a = deviceArgs(args, num_args, /*fakeNull=*/false);
-    if (!a)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, a.takeError());
-    auto p = paramsOf(params, num_params);
-    if (!p)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, p.takeError());
+    Call call;
+    if (tessera_status s = prepare(program, kernel, args, num_args, params, num_params,
+                                   /*fakeNull=*/false, call))
+      return s;
     jit::LaunchOptions opts;
-    opts.params = std::move(*p);
+    opts.params = std::move(call.params);
     opts.stream = static_cast<CUstream>(stream);
-    auto info = runtime->runtime->launch(*program->program, sig->name, *a, opts);
+    auto info = runtime->runtime->launch(*program->program, call.sig->name, call.args, opts);
     if (!info)
-      return fail(launchStatus(*sig, *a), info.takeError());
+      return fail(launchStatus(*call.sig, args, num_args), info.takeError());
     return TESSERA_OK;
   });
 }
@@ -397,24 +411,23 @@ tessera_status tessera_tune(tessera_runtime *runtime, const tessera_program *pro
       return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null runtime or program");
     if (!(budget_seconds > 0))
       return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: the budget must be positive seconds");
-    auto sig = signatureOf(program, kernel);
-    if (!sig)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, sig.takeError());
-    auto a = deviceArgs(args, num_args, /*fakeNull=*/true);
-    if (!a)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, a.takeError());
-    auto binding = jit::bindArguments(*sig, *a);
+    Call call;
+    if (tessera_status s =
+            prepare(program, kernel, args, num_args, nullptr, 0, /*fakeNull=*/true, call))
+      return s;
+    const jit::KernelSignature &sig = *call.sig;
+    auto binding = jit::bindArguments(sig, call.args);
     if (!binding)
       return fail(TESSERA_ERROR_BINDING, binding.takeError());
     autotune::TuneRequest req;
-    req.kernel = sig->name;
+    req.kernel = sig.name;
     req.dims = binding->dims;
     req.index64 = binding->index64;
     req.warpSpecialize = flags & TESSERA_TUNE_WARP_SPECIALIZE;
     req.tmaStore = flags & TESSERA_TUNE_TMA_STORE;
     autotune::TimingOptions to;
     to.budgetSeconds = budget_seconds;
-    for (auto [p, arg] : llvm::zip(sig->params, *a))
+    for (auto [p, arg] : llvm::zip(sig.params, call.args))
       if (auto *s = std::get_if<jit::ScalarArg>(&arg))
         to.scalars[p.name] = s->value;
     jit::Runtime &rt = *runtime->runtime;
@@ -424,7 +437,7 @@ tessera_status tessera_tune(tessera_runtime *runtime, const tessera_program *pro
       return fail(TESSERA_ERROR_RUNTIME, outcome.takeError());
     if (outcome->timing.best < 0)
       return fail(TESSERA_ERROR_RUNTIME,
-                  "tessera: no configuration of '" + sig->name + "' ran correctly");
+                  "tessera: no configuration of '" + sig.name + "' ran correctly");
     const autotune::Candidate &w = outcome->compiled.candidates[outcome->timing.best];
     if (best && best_size) {
       std::string text = w.config.text();
