@@ -81,6 +81,26 @@ LogicalResult MemDescTransOp::verify() {
   return success();
 }
 
+namespace {
+/// That the kernel around `op` (if any) lists tensor map `map`, and that the
+/// map describes `tensor` (`what`: "copies a tensor", "stores to a tensor").
+LogicalResult verifyTensorMap(Operation *op, Value tensor, unsigned map, StringRef what) {
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (!kernel)
+    return success();
+  auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps");
+  if (!maps || map >= maps.size())
+    return op->emitOpError() << "names tensor map " << map
+                             << ", which the kernel's tile.tensor_maps does not list";
+  auto entry = dyn_cast<DictionaryAttr>(maps[map]);
+  auto arg = entry ? entry.getAs<IntegerAttr>("arg") : IntegerAttr();
+  auto blockArg = dyn_cast<BlockArgument>(tensor);
+  if (!arg || !blockArg || blockArg.getArgNumber() != arg.getInt())
+    return op->emitOpError() << what << " other than the one tensor map " << map << " describes";
+  return success();
+}
+} // namespace
+
 LogicalResult TmaCopyOp::verify() {
   GlobalTensorType tensor = getTensor().getType();
   MemDescType dst = getDst().getType();
@@ -95,20 +115,7 @@ LogicalResult TmaCopyOp::verify() {
   if (!dst.getGeometry().rowMajor)
     return emitOpError() << "writes slots stored along the tensor's last axis, got "
                          << dst.getEncoding();
-  auto kernel = (*this)->getParentOfType<KernelOp>();
-  if (!kernel)
-    return success();
-  auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps");
-  if (!maps || getMap() >= maps.size())
-    return emitOpError() << "names tensor map " << getMap()
-                         << ", which the kernel's tile.tensor_maps does not list";
-  auto entry = dyn_cast<DictionaryAttr>(maps[getMap()]);
-  auto arg = entry ? entry.getAs<IntegerAttr>("arg") : IntegerAttr();
-  auto blockArg = dyn_cast<BlockArgument>(getTensor());
-  if (!arg || !blockArg || blockArg.getArgNumber() != arg.getInt())
-    return emitOpError() << "copies a tensor other than the one tensor map " << getMap()
-                         << " describes";
-  return success();
+  return verifyTensorMap(*this, getTensor(), getMap(), "copies a tensor");
 }
 
 LogicalResult TmaStoreOp::verify() {
@@ -133,20 +140,7 @@ LogicalResult TmaStoreOp::verify() {
   if (windows % slots)
     return emitOpError() << "stages " << windows << " column windows in " << slots
                          << " slots: the slots must divide them";
-  auto kernel = (*this)->getParentOfType<KernelOp>();
-  if (!kernel)
-    return success();
-  auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps");
-  if (!maps || getMap() >= maps.size())
-    return emitOpError() << "names tensor map " << getMap()
-                         << ", which the kernel's tile.tensor_maps does not list";
-  auto entry = dyn_cast<DictionaryAttr>(maps[getMap()]);
-  auto arg = entry ? entry.getAs<IntegerAttr>("arg") : IntegerAttr();
-  auto blockArg = dyn_cast<BlockArgument>(getTensor());
-  if (!arg || !blockArg || blockArg.getArgNumber() != arg.getInt())
-    return emitOpError() << "stores to a tensor other than the one tensor map " << getMap()
-                         << " describes";
-  return success();
+  return verifyTensorMap(*this, getTensor(), getMap(), "stores to a tensor");
 }
 
 LogicalResult AsyncCopyOp::verify() {

@@ -91,6 +91,20 @@ loadTileFromShared(mlir::ConversionPatternRewriter &rw, mlir::Operation *op,
                    mlir::RankedTensorType tile, const mlir::tile::SharedGeometry &geo,
                    mlir::Value slotPtr);
 
+/// Where the TMA boxes of a [rows, cols] tile at block coordinates `blocks`
+/// (outermost first, as tile.load takes them) lie: the tile's element origin,
+/// computed once, and for a box `colOffset` columns into the tile its element
+/// coordinates innermost first (column, row, then the leading axes' indices),
+/// as cp.async.bulk.tensor takes them.
+struct TmaBoxes {
+  TmaBoxes(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange blocks, int64_t rows,
+           int64_t cols);
+  llvm::SmallVector<mlir::Value> at(mlir::OpBuilder &b, mlir::Location loc,
+                                    int64_t colOffset) const;
+  mlir::Value row0, col0;
+  llvm::SmallVector<mlir::Value> leading; // innermost first
+};
+
 /// The `map`-th tensor map parameter of the function around `op` (the
 /// kernel's trailing `__grid_constant__` parameters, docs/kernel-abi.md).
 mlir::FailureOr<mlir::Value> tensorMapArg(mlir::Operation *op, unsigned map);

@@ -50,10 +50,7 @@ struct TmaStoreLowering : ConvertOpToLLVMPattern<tile::TmaStoreOp> {
     SmallVector<Value> vals = unpack(rw, loc, adaptor.getValue());
     Value issue = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::eq, threadId(rw, loc),
                                        i32Const(rw, loc, 0));
-    ValueRange c = adaptor.getCoords();
-    size_t r = c.size();
-    Value row0 = LLVM::MulOp::create(rw, loc, c[r - 2], i32Const(rw, loc, rows));
-    Value col0 = LLVM::MulOp::create(rw, loc, c[r - 1], i32Const(rw, loc, cols));
+    TmaBoxes boxes(rw, loc, adaptor.getCoords(), rows, cols);
     for (int64_t w = 0; w < windows; ++w) {
       SmallVector<size_t> elems;
       FailureOr<Distribution> window = tile::windowOf(*dist, 1, w * g.cols, g.cols, elems);
@@ -74,13 +71,9 @@ struct TmaStoreLowering : ConvertOpToLLVMPattern<tile::TmaStoreOp> {
           rw, loc, NVVM::ProxyKind::async_shared,
           NVVM::SharedSpaceAttr::get(rw.getContext(), NVVM::SharedSpace::shared_cta));
       barrier(rw, loc);
-      // One store per column block (box) of the slot; element coordinates,
-      // innermost first.
+      // One store per column block (box) of the slot.
       for (int64_t j = 0; j < g.cols / boxInner; ++j) {
-        SmallVector<Value> coords{
-            LLVM::AddOp::create(rw, loc, col0, i32Const(rw, loc, w * g.cols + j * boxInner)), row0};
-        for (size_t a = r - 2; a-- > 0;)
-          coords.push_back(c[a]);
+        SmallVector<Value> coords = boxes.at(rw, loc, w * g.cols + j * boxInner);
         Value src = byteOffset(rw, loc, slot, i32Const(rw, loc, j * rows * boxInner * g.eltBytes));
         NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(rw, loc, *tmap, src, coords, Value(),
                                                            NVVM::TMAStoreMode::TILE, issue);

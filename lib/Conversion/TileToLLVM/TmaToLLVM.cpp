@@ -77,17 +77,9 @@ struct TmaCopyLowering : ConvertOpToLLVMPattern<tile::TmaCopyOp> {
     NVVM::MBarrierArriveExpectTxOp::create(rw, loc, Type(), bar,
                                            i32Const(rw, loc, g.rows * g.cols * g.eltBytes),
                                            NVVM::MemScopeKind::CTA, /*relaxed=*/false, issue);
-    // Element coordinates, innermost first: the tile's columns and rows from
-    // its block coordinates, then the leading axes' element indices.
-    ValueRange c = adaptor.getCoords();
-    size_t r = c.size();
-    Value row0 = LLVM::MulOp::create(rw, loc, c[r - 2], i32Const(rw, loc, g.rows));
-    Value col0 = LLVM::MulOp::create(rw, loc, c[r - 1], i32Const(rw, loc, g.cols));
+    TmaBoxes boxes(rw, loc, adaptor.getCoords(), g.rows, g.cols);
     for (int64_t j = 0; j < g.cols / boxInner; ++j) {
-      SmallVector<Value> coords{LLVM::AddOp::create(rw, loc, col0, i32Const(rw, loc, j * boxInner)),
-                                row0};
-      for (size_t a = r - 2; a-- > 0;)
-        coords.push_back(c[a]);
+      SmallVector<Value> coords = boxes.at(rw, loc, j * boxInner);
       Value dst = byteOffset(rw, loc, adaptor.getDst(),
                              i32Const(rw, loc, j * g.rows * boxInner * g.eltBytes));
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
@@ -152,6 +144,22 @@ struct SetMaxRegistersLowering : ConvertOpToLLVMPattern<tile::SetMaxRegistersOp>
 };
 
 } // namespace
+
+tessera::conversion::TmaBoxes::TmaBoxes(OpBuilder &b, Location loc, ValueRange blocks, int64_t rows,
+                                        int64_t cols) {
+  size_t r = blocks.size();
+  row0 = LLVM::MulOp::create(b, loc, blocks[r - 2], i32Const(b, loc, rows));
+  col0 = LLVM::MulOp::create(b, loc, blocks[r - 1], i32Const(b, loc, cols));
+  for (size_t a = r - 2; a-- > 0;)
+    leading.push_back(blocks[a]);
+}
+
+SmallVector<Value> tessera::conversion::TmaBoxes::at(OpBuilder &b, Location loc,
+                                                     int64_t colOffset) const {
+  SmallVector<Value> coords{LLVM::AddOp::create(b, loc, col0, i32Const(b, loc, colOffset)), row0};
+  coords.append(leading.begin(), leading.end());
+  return coords;
+}
 
 FailureOr<Value> tessera::conversion::tensorMapArg(Operation *op, unsigned map) {
   auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
