@@ -7,6 +7,7 @@
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/APSInt.h"
@@ -467,6 +468,38 @@ void ConvertOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRCont
 
 void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *ctx) {
   results.add<RematerializeCheap>(ctx);
+}
+
+namespace {
+/// x + dot(a, b, 0) -> dot(a, b, x): the products accumulate into x where the
+/// sum would have been formed (one tile of registers and an addition fewer;
+/// with a tensor core, x is the instruction's accumulator). Only a dot whose
+/// one use is the addition, and whose accumulator is a zero constant.
+struct AccumulateInDot : OpRewritePattern<arith::AddFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::AddFOp add, PatternRewriter &rewriter) const override {
+    for (unsigned i = 0; i < 2; ++i) {
+      auto dot = add->getOperand(i).getDefiningOp<DotOp>();
+      Value other = add->getOperand(1 - i);
+      if (!dot || !dot->hasOneUse() || other.getType() != dot.getType())
+        continue;
+      DenseElementsAttr zeros;
+      if (!matchPattern(dot.getAcc(), m_Constant(&zeros)) || !zeros.isSplat() ||
+          !zeros.getSplatValue<APFloat>().isPosZero())
+        continue;
+      Value fused =
+          DotOp::create(rewriter, dot.getLoc(), dot.getType(), dot.getA(), dot.getB(), other);
+      rewriter.replaceOp(add, fused);
+      rewriter.eraseOp(dot);
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
+
+void DotOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *ctx) {
+  results.add<AccumulateInDot>(ctx);
 }
 
 //===----------------------------------------------------------------------===//

@@ -363,7 +363,9 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let description = [{
     `a` is [M, K], `b` is [K, N] of the same float type (f16, bf16, f32); `acc`
     and the result are [M, N] floats. Products accumulate in the accumulator's
-    element type.
+    element type. The canonicalizer folds an addition to a dot of a zero
+    accumulator into the dot (`x + dot(a, b, 0)` is `dot(a, b, x)`), so that
+    the products accumulate in place (attention's `acc * alpha + dot(p, v)`).
 
     ```mlir
     %d = tile.dot %a, %b, %acc : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
@@ -376,6 +378,7 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
     $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {

@@ -37,22 +37,37 @@ LogicalResult LocalStoreOp::verify() {
 }
 
 LogicalResult WarpgroupDotOp::verify() {
-  MemDescType a = getA().getType(), b = getB().getType();
+  // A: a shared-memory slot or a tile in registers.
+  auto slotA = dyn_cast<MemDescType>(getA().getType());
+  auto tileA = dyn_cast<RankedTensorType>(getA().getType());
+  ArrayRef<int64_t> shapeA = slotA ? slotA.getShape() : tileA.getShape();
+  MemDescType b = getB().getType();
   auto acc = cast<RankedTensorType>(getAcc().getType());
-  if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
-    return emitOpError() << "multiplies 2-D slots into a 2-D accumulator";
-  if (a.getShape()[1] != b.getShape()[0] || a.getShape()[0] != acc.getShape()[0] ||
+  if (shapeA.size() != 2 || b.getRank() != 2 || acc.getRank() != 2)
+    return emitOpError() << "multiplies 2-D operands into a 2-D accumulator";
+  if (shapeA[1] != b.getShape()[0] || shapeA[0] != acc.getShape()[0] ||
       b.getShape()[1] != acc.getShape()[1])
-    return emitOpError() << "shapes do not compose: " << a << " x " << b << " -> " << acc;
-  Type elt = a.getElementType();
+    return emitOpError() << "shapes do not compose: " << getA().getType() << " x " << b << " -> "
+                         << acc;
+  Type elt = slotA ? slotA.getElementType() : tileA.getElementType();
   if (elt != b.getElementType() || !(elt.isF16() || elt.isBF16()) || !acc.getElementType().isF32())
     return emitOpError() << "multiplies f16 or bf16 operands of one type into f32";
   auto mma = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding());
   if (!mma || mma.getVersion() != 3)
     return emitOpError() << "needs an accumulator with a version-3 mma layout";
-  for (MemDescType m : {a, b})
-    if (m.getGeometry().swizzle == 0)
-      return emitOpError() << "reads swizzled operands only (wgmma matrix descriptors), not " << m;
+  if (b.getGeometry().swizzle == 0)
+    return emitOpError() << "reads swizzled operands only (wgmma matrix descriptors), not " << b;
+  if (slotA) {
+    if (slotA.getGeometry().swizzle == 0)
+      return emitOpError() << "reads swizzled operands only (wgmma matrix descriptors), not "
+                           << slotA;
+    return success();
+  }
+  auto layout = dyn_cast_or_null<DotOperandLayoutAttr>(tileA.getEncoding());
+  if (!layout || layout.getOpIdx() != 0 || layout.getParent() != mma)
+    return emitOpError() << "takes A in registers only in the A layout of its accumulator's "
+                            "layout (#tile.dot_op<{opIdx = 0, parent = "
+                         << mma << "}>), not " << getA().getType();
   return success();
 }
 

@@ -182,33 +182,46 @@ def Tile_FenceAsyncSharedOp : Tile_Op<"fence_async_shared",
 def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
     MemoryEffects<[MemRead<Tile_SharedMemory>]>,
     AllTypesMatch<["acc", "result"]>]> {
-  let summary = "a warpgroup matrix product (wgmma) of two shared-memory operands";
+  let summary = "a warpgroup matrix product (wgmma), B from shared memory, A from either";
   let description = [{
-    `result = a x b + acc` with A [M, K] and B [K, N] read by wgmma from
-    shared memory through matrix descriptors built from their encodings
-    (swizzled, either axis contiguous: the descriptors' transpose bits read an
-    M- or N-major operand as it is stored). The accumulator has a version-3
-    mma layout. tile-stage-operands makes this op from a `tile.dot` whose
-    accumulator tile-assign-layouts gave a version-3 layout; the lowering waits
-    for the products before the result is used, unless `isAsync` is set: then
-    the products stay in flight (one wgmma group) until a
-    `tile.warpgroup_wait` of the result (tile-software-pipeline sets it on a
-    loop's accumulating dots).
+    `result = a x b + acc` with B [K, N] read by wgmma from shared memory
+    through a matrix descriptor built from its encoding (swizzled, either axis
+    contiguous: the descriptor's transpose bit reads an N-major operand as it
+    is stored). A [M, K] is either a shared-memory slot read the same way, or
+    a tile in registers with the A layout of the accumulator's mma layout
+    (`#tile.dot_op<{opIdx = 0, parent = ...}>`, wgmma's register form): a
+    value that already lies in the threads that multiply it, such as
+    attention's P, converted from the accumulator of a previous dot, is used
+    where it is. The accumulator has a version-3 mma layout.
+    tile-stage-operands makes this op from a `tile.dot` whose accumulator
+    tile-assign-layouts gave a version-3 layout; the lowering waits for the
+    products before the result is used, unless `isAsync` is set: then the
+    products stay in flight (one wgmma group) until a `tile.warpgroup_wait`
+    of the result (tile-software-pipeline sets it on a loop's accumulating
+    dots).
 
     ```mlir
     %d = tile.warpgroup_dot %a, %b, %c
            : !tile.memdesc<128x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>,
              !tile.memdesc<64x128xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
              -> tensor<128x128xf32, #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>>
+    %e = tile.warpgroup_dot %p, %v, %c
+           : tensor<128x64xbf16, #tile.dot_op<{opIdx = 0, parent = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>}>>,
+             !tile.memdesc<64x128xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+             -> tensor<128x128xf32, #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>>
     ```
   }];
-  let arguments = (ins Tile_MemDescType:$a, Tile_MemDescType:$b, Tile_Tile:$acc,
-                       UnitAttr:$isAsync);
+  let arguments = (ins AnyTypeOf<[Tile_MemDescType, Tile_Tile]>:$a, Tile_MemDescType:$b,
+                       Tile_Tile:$acc, UnitAttr:$isAsync);
   let results = (outs Tile_Tile:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->` type($result)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether A is read from registers (wgmma's register form).
+    bool hasRegisterA() { return isa<mlir::RankedTensorType>(getA().getType()); }
+  }];
 }
 
 def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [AllTypesMatch<["value", "result"]>]> {

@@ -229,7 +229,9 @@ private:
       auto [lo, hi] = bufferOf(load.getSrc());
       accesses.push_back({lo, hi, false});
     } else if (auto dot = dyn_cast<WarpgroupDotOp>(op)) {
-      for (Value v : {dot.getA(), dot.getB()}) {
+      for (Value v : {(Value)dot.getA(), (Value)dot.getB()}) {
+        if (!isa<MemDescType>(v.getType()))
+          continue; // A in registers
         auto [lo, hi] = bufferOf(v);
         accesses.push_back({lo, hi, false});
       }

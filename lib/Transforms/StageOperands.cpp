@@ -12,10 +12,13 @@
 // their loop already (tile-assign-layouts hoisted them), so they are staged
 // once.
 //
-// A dot with a version-3 (wgmma) accumulator reads both operands from shared
-// memory: each operand's tile (before its conversion) goes into a buffer with
-// the swizzle wgmma's descriptors need (chooseWgmmaEncoding), and the dot
-// becomes a `tile.warpgroup_dot` of the two buffers.
+// A dot with a version-3 (wgmma) accumulator reads B from shared memory: the
+// operand's tile (before its conversion) goes into a buffer with the swizzle
+// wgmma's descriptors need (chooseWgmmaEncoding), and the dot becomes a
+// `tile.warpgroup_dot`. A is read the same way, unless its conversion into
+// the A layout only permutes each thread's registers (attention's P, made
+// from the accumulator of the dot before): then wgmma's register form reads
+// it where it is, with no shared-memory round trip and no barrier.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Analysis/SharedMemory.h"
@@ -44,15 +47,43 @@ bool isWgmma(DotOp dot) {
   return mma && mma.getVersion() == 3;
 }
 
-/// Stages both operands of a wgmma dot; the conversions into operand layouts
+/// Whether the A operand `a` of a wgmma dot (in the A layout) can be read from
+/// the registers of the threads that multiply it (wgmma's register form): it
+/// is converted into that layout by a permutation of each thread's registers,
+/// as attention's P is from the accumulator of the dot before; or it is made
+/// in that layout (it is in the threads' registers already). Anything else
+/// goes through shared memory.
+bool inRegistersAlready(Value a, MmaLayoutAttr mma) {
+  if (cast<RankedTensorType>(a.getType()).getEncoding() !=
+      DotOperandLayoutAttr::get(mma.getContext(), 0, mma))
+    return false;
+  auto cvt = a.getDefiningOp<ConvertLayoutOp>();
+  if (!cvt)
+    return true;
+  RankedTensorType src = cvt.getSrc().getType();
+  auto srcLayout = dyn_cast_or_null<DistributedLayoutAttrInterface>(src.getEncoding());
+  auto dstLayout = cast<DistributedLayoutAttrInterface>(cvt.getType().getEncoding());
+  if (!srcLayout)
+    return false;
+  FailureOr<Distribution> s = srcLayout.distribute(src.getShape()),
+                          d = dstLayout.distribute(src.getShape());
+  return succeeded(s) && succeeded(d) && tessera::analysis::registerPermutation(*s, *d);
+}
+
+/// Stages both operands of a wgmma dot (A stays in registers where
+/// inRegistersAlready says so); the conversions into operand layouts
 /// that fed it are erased when nothing else uses them.
 LogicalResult stageWgmma(DotOp dot) {
   auto mma = cast<MmaLayoutAttr>(dot.getType().getEncoding());
   OpBuilder b(dot);
-  SmallVector<Value, 2> bufs;
   llvm::SetVector<Operation *> dead;
+  SmallVector<Value, 2> operands;
   for (unsigned i = 0; i < 2; ++i) {
     Value v = dot->getOperand(i);
+    if (i == 0 && inRegistersAlready(v, mma)) {
+      operands.push_back(v);
+      continue;
+    }
     // Stored where the conversion was: before the loop for a hoisted one.
     b.setInsertionPoint(dot);
     if (auto cvt = v.getDefiningOp<ConvertLayoutOp>()) {
@@ -65,11 +96,11 @@ LogicalResult stageWgmma(DotOp dot) {
     if (failed(enc))
       return dot.emitError("internal compiler error: no wgmma operand encoding for ") << src;
     auto memTy = MemDescType::get(dot.getContext(), src.getShape(), src.getElementType(), *enc);
-    bufs.push_back(LocalAllocOp::create(b, dot.getLoc(), memTy, v));
+    operands.push_back(LocalAllocOp::create(b, dot.getLoc(), memTy, v));
   }
   b.setInsertionPoint(dot);
-  Value res =
-      WarpgroupDotOp::create(b, dot.getLoc(), dot.getType(), bufs[0], bufs[1], dot.getAcc());
+  Value res = WarpgroupDotOp::create(b, dot.getLoc(), dot.getType(), operands[0], operands[1],
+                                     dot.getAcc());
   dot.replaceAllUsesWith(res);
   dot.erase();
   for (Operation *op : dead)

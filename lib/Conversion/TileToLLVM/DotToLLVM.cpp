@@ -16,47 +16,6 @@ using namespace tessera::conversion;
 
 namespace {
 
-/// The value inserted at `v`'s position when `v` extracts a field of a struct
-/// built by insertvalue (how tiles travel between lowered ops); else `v`.
-Value lookThrough(Value v) {
-  auto extract = v.getDefiningOp<LLVM::ExtractValueOp>();
-  if (!extract)
-    return v;
-  Value container = extract.getContainer();
-  while (auto insert = container.getDefiningOp<LLVM::InsertValueOp>()) {
-    if (insert.getPosition() == extract.getPosition())
-      return insert.getValue();
-    container = insert.getContainer();
-  }
-  return v;
-}
-
-/// Two 16-bit floats packed into the b32 register mma.sync expects. When they
-/// are the two halves of one register already (an ldmatrix result), that
-/// register is used as it is.
-Value packPair(OpBuilder &b, Location loc, Value lo, Value hi) {
-  auto x = lookThrough(lo).getDefiningOp<LLVM::ExtractElementOp>();
-  auto y = lookThrough(hi).getDefiningOp<LLVM::ExtractElementOp>();
-  auto constIndex = [](LLVM::ExtractElementOp e) -> std::optional<int64_t> {
-    auto c = e.getPosition().getDefiningOp<LLVM::ConstantOp>();
-    auto attr = c ? dyn_cast<IntegerAttr>(c.getValue()) : IntegerAttr();
-    return attr ? std::optional<int64_t>(attr.getInt()) : std::nullopt;
-  };
-  if (x && y && x.getVector() == y.getVector() && constIndex(x) == 0 && constIndex(y) == 1 &&
-      cast<VectorType>(x.getVector().getType()).getNumElements() == 2) {
-    Value vec = x.getVector();
-    if (auto cast = vec.getDefiningOp<LLVM::BitcastOp>();
-        cast && cast.getArg().getType().isInteger(32))
-      return cast.getArg();
-    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), vec);
-  }
-  auto vecTy = VectorType::get({2}, lo.getType());
-  Value v = LLVM::UndefOp::create(b, loc, vecTy);
-  v = LLVM::InsertElementOp::create(b, loc, v, lo, i32Const(b, loc, 0));
-  v = LLVM::InsertElementOp::create(b, loc, v, hi, i32Const(b, loc, 1));
-  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
-}
-
 LogicalResult lowerMma(tile::DotOp op, ArrayRef<Value> a, ArrayRef<Value> bv, ArrayRef<Value> c,
                        ConversionPatternRewriter &rw, SmallVectorImpl<Value> &out) {
   Location loc = op.getLoc();

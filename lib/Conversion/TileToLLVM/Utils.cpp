@@ -344,3 +344,41 @@ Value tessera::conversion::combine(OpBuilder &b, Location loc, tile::ReduceKind 
   }
   return x;
 }
+
+/// The value inserted at `v`'s position when `v` extracts a field of a struct
+/// built by insertvalue (how tiles travel between lowered ops); else `v`.
+static Value lookThrough(Value v) {
+  auto extract = v.getDefiningOp<LLVM::ExtractValueOp>();
+  if (!extract)
+    return v;
+  Value container = extract.getContainer();
+  while (auto insert = container.getDefiningOp<LLVM::InsertValueOp>()) {
+    if (insert.getPosition() == extract.getPosition())
+      return insert.getValue();
+    container = insert.getContainer();
+  }
+  return v;
+}
+
+Value tessera::conversion::packPair(OpBuilder &b, Location loc, Value lo, Value hi) {
+  auto x = lookThrough(lo).getDefiningOp<LLVM::ExtractElementOp>();
+  auto y = lookThrough(hi).getDefiningOp<LLVM::ExtractElementOp>();
+  auto constIndex = [](LLVM::ExtractElementOp e) -> std::optional<int64_t> {
+    auto c = e.getPosition().getDefiningOp<LLVM::ConstantOp>();
+    auto attr = c ? dyn_cast<IntegerAttr>(c.getValue()) : IntegerAttr();
+    return attr ? std::optional<int64_t>(attr.getInt()) : std::nullopt;
+  };
+  if (x && y && x.getVector() == y.getVector() && constIndex(x) == 0 && constIndex(y) == 1 &&
+      cast<VectorType>(x.getVector().getType()).getNumElements() == 2) {
+    Value vec = x.getVector();
+    if (auto cast = vec.getDefiningOp<LLVM::BitcastOp>();
+        cast && cast.getArg().getType().isInteger(32))
+      return cast.getArg();
+    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), vec);
+  }
+  auto vecTy = VectorType::get({2}, lo.getType());
+  Value v = LLVM::UndefOp::create(b, loc, vecTy);
+  v = LLVM::InsertElementOp::create(b, loc, v, lo, i32Const(b, loc, 0));
+  v = LLVM::InsertElementOp::create(b, loc, v, hi, i32Const(b, loc, 1));
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
+}

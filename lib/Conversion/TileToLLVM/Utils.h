@@ -82,6 +82,11 @@ bool warpSpecialized(mlir::Operation *op);
 mlir::Value combine(mlir::OpBuilder &b, mlir::Location loc, mlir::tile::ReduceKind kind,
                     mlir::Value x, mlir::Value y);
 
+/// Two 16-bit floats packed into the b32 register mma.sync and wgmma expect.
+/// When they are the two halves of one register already (an ldmatrix result),
+/// that register is used as it is.
+mlir::Value packPair(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo, mlir::Value hi);
+
 /// Inline PTX (AT&T dialect, no tail call); `resTy` null for none.
 mlir::Value inlinePTX(mlir::OpBuilder &b, mlir::Location loc, mlir::Type resTy,
                       mlir::ValueRange operands, llvm::StringRef asmStr,

@@ -12,7 +12,10 @@
 // is read with the transpose bit. Each instruction's start is the byte offset
 // of its first element, which lies on a swizzle period (the lowering checks),
 // so the hardware's swizzle of the address bits finds the same bytes as the
-// encoding. The products are fenced and committed as one group, then waited
+// encoding. An A operand in registers (the A layout of the accumulator's
+// layout: each warp's 16 rows in mma.sync's A fragments) is read in wgmma's
+// register form instead, which MLIR's NVVM dialect has no op for: inline PTX.
+// The products are fenced and committed as one group, then waited
 // for before the accumulator is used, or, for an asynchronous dot, by its
 // `tile.warpgroup_wait`. `tile.fence_async_shared` becomes
 // `fence.proxy.async.shared::cta`.
@@ -24,6 +27,8 @@
 #include "lib/Conversion/TileToLLVM/Patterns.h"
 
 #include "lib/Analysis/MatrixDescriptor.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace tessera::conversion;
@@ -39,6 +44,56 @@ Value addressField(ConversionPatternRewriter &rw, Location loc, Value ptr) {
   return LLVM::LShrOp::create(rw, loc, masked, i64Const(rw, loc, 4));
 }
 
+/// One m64nNk16 product with A from registers (wgmma's register form), which
+/// MLIR's NVVM dialect does not express: inline PTX with the operands of
+/// nvvm.wgmma.mma_async's own expansion (accumulators tied in and out, the
+/// scale-d predicate set from an immediate). `a` holds the thread's four b32
+/// registers of the instruction's A fragment in PTX register order (half
+/// pairs a0a1, a2a3, a4a5, a6a7); `transB` reads an N-major B.
+Value registerAProduct(ConversionPatternRewriter &rw, Location loc, Value frag, ArrayRef<Value> a,
+                       Value descB, int64_t n, bool bf16, bool transB) {
+  int64_t regs = n / 2;
+  std::string d, constraints;
+  llvm::raw_string_ostream ds(d), cs(constraints);
+  for (int64_t r = 0; r < regs; ++r) {
+    ds << (r ? ", $" : "$") << r;
+    cs << (r ? ",=f" : "=f");
+  }
+  for (int64_t r = 0; r < regs; ++r)
+    cs << "," << r;
+  cs << ",r,r,r,r,l";
+  // Operand numbers: the outputs, the tied inputs, then A's four registers and B's descriptor.
+  int64_t aAt = 2 * regs, bAt = aAt + 4;
+  std::string ptx = llvm::formatv("{{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                                  "wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} "
+                                  "{{{2}}, {{${3}, ${4}, ${5}, ${6}}, ${7}, p, 1, 1, {8};\n}\n",
+                                  n, bf16 ? "bf16" : "f16", d, aAt, aAt + 1, aAt + 2, aAt + 3, bAt,
+                                  transB ? 1 : 0)
+                        .str();
+  SmallVector<Value> operands = unpack(rw, loc, frag);
+  operands.append(a.begin(), a.end());
+  operands.push_back(descB);
+  return inlinePTX(rw, loc, frag.getType(), operands, ptx, constraints, /*sideEffects=*/true);
+}
+
+/// `regs` passed through an empty instruction with side effects: what
+/// computes them (the conversion of P to bf16) cannot sink past the
+/// `wgmma.fence` that follows, where LLVM would otherwise schedule it next to
+/// each use, and ptxas would fence again before every product.
+SmallVector<Value> pinBeforeFence(ConversionPatternRewriter &rw, Location loc,
+                                  ArrayRef<Value> regs) {
+  std::string constraints;
+  llvm::raw_string_ostream cs(constraints);
+  for (size_t r = 0; r < regs.size(); ++r)
+    cs << (r ? ",=r" : "=r");
+  for (size_t r = 0; r < regs.size(); ++r)
+    cs << "," << r;
+  auto ty = LLVM::LLVMStructType::getLiteral(rw.getContext(),
+                                             SmallVector<Type>(regs.size(), rw.getI32Type()));
+  Value pinned = inlinePTX(rw, loc, ty, regs, "", constraints, /*sideEffects=*/true);
+  return unpack(rw, loc, pinned);
+}
+
 struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -48,14 +103,17 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
     auto accTy = cast<RankedTensorType>(op.getType());
     auto mma = cast<tile::MmaLayoutAttr>(accTy.getEncoding());
     Type structTy = getTypeConverter()->convertType(accTy);
-    tile::SharedGeometry geoA = op.getA().getType().getGeometry(),
+    bool regA = op.hasRegisterA();
+    auto slotA = dyn_cast<tile::MemDescType>(op.getA().getType());
+    tile::SharedGeometry geoA = regA ? tile::SharedGeometry{} : slotA.getGeometry(),
                          geoB = op.getB().getType().getGeometry();
     std::optional<MatrixDescriptor> da = tessera::analysis::describeOperand(geoA, true),
                                     db = tessera::analysis::describeOperand(geoB, false);
-    if (!structTy || !da || !db)
+    if (!structTy || (!regA && !da) || !db)
       return op.emitError("internal compiler error: no wgmma descriptors for this dot");
     int64_t m = accTy.getShape()[0], n = accTy.getShape()[1];
-    int64_t k = op.getA().getType().getShape()[1];
+    auto tileA = dyn_cast<RankedTensorType>(op.getA().getType());
+    int64_t k = regA ? tileA.getShape()[1] : slotA.getShape()[1];
     int64_t gm = mma.getWarpsPerCTA()[0] / 4, gn = mma.getWarpsPerCTA()[1];
     int64_t in = mma.getInstrShape()[1];
     int64_t fm = m / (64 * gm), fn = n / (in * gn), kSteps = k / 16;
@@ -69,7 +127,9 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
     Value gM = LLVM::URemOp::create(rw, loc, group, i32Const(rw, loc, gm));
     Value gN = LLVM::UDivOp::create(rw, loc, group, i32Const(rw, loc, gm));
     // Warpgroups along M (N) start 64 * fm rows (in * fn columns) further.
-    std::optional<int64_t> stepA = tessera::analysis::instructionStart(geoA, true, 64 * fm, 0),
+    std::optional<int64_t> stepA =
+                               regA ? std::optional<int64_t>(0)
+                                    : tessera::analysis::instructionStart(geoA, true, 64 * fm, 0),
                            stepB = tessera::analysis::instructionStart(geoB, false, in * fn, 0);
     if (!stepA || !stepB)
       return op.emitError("internal compiler error: a warpgroup's wgmma operand does not start "
@@ -81,12 +141,25 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
       Value lo = LLVM::AddOp::create(rw, loc, units, moved);
       return LLVM::OrOp::create(rw, loc, lo, i64Const(rw, loc, (int64_t)d.highBits()));
     };
-    Value baseA = base(adaptor.getA(), gM, *stepA, *da);
+    Value baseA = regA ? Value() : base(adaptor.getA(), gM, *stepA, *da);
     Value baseB = base(adaptor.getB(), gN, *stepB, *db);
+    // A in registers: 8 halves per thread and instruction (m64k16), in the
+    // order of the A layout: row block i, then k step t.
+    // Packed into b32 pairs before the fence: registers written between the
+    // fence and a wgmma that reads them make ptxas insert another fence.
+    SmallVector<Value> aElems = regA ? unpack(rw, loc, adaptor.getA()) : SmallVector<Value>();
+    if (regA && (int64_t)aElems.size() != fm * kSteps * 8)
+      return op.emitError("internal compiler error: A holds ")
+             << aElems.size() << " elements per thread, not " << fm * kSteps * 8;
+    SmallVector<Value> aRegs;
+    for (size_t e = 0; e + 1 < aElems.size(); e += 2)
+      aRegs.push_back(packPair(rw, loc, aElems[e], aElems[e + 1]));
+    if (!aRegs.empty())
+      aRegs = pinBeforeFence(rw, loc, aRegs);
 
-    Type elt = op.getA().getType().getElementType();
+    Type elt = regA ? tileA.getElementType() : slotA.getElementType();
     NVVM::WGMMATypes abTy = elt.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
-    NVVM::MMALayout layoutA = da->kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+    NVVM::MMALayout layoutA = regA || da->kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
     NVVM::MMALayout layoutB = db->kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
     auto shape = NVVM::MMAShapeAttr::get(rw.getContext(), 64, in, 16);
     auto fragTy = LLVM::LLVMStructType::getLiteral(rw.getContext(),
@@ -103,14 +176,20 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
         Value frag = pack(rw, loc, fragTy, ArrayRef<Value>(acc).slice(first, in / 2));
         for (int64_t t = 0; t < kSteps; ++t) {
           std::optional<int64_t> offA =
-              tessera::analysis::instructionStart(geoA, true, i * 64, t * 16);
+              regA ? std::optional<int64_t>(0)
+                   : tessera::analysis::instructionStart(geoA, true, i * 64, t * 16);
           std::optional<int64_t> offB =
               tessera::analysis::instructionStart(geoB, false, j * in, t * 16);
           if (!offA || !offB)
             return op.emitError("internal compiler error: a wgmma operand does not start on a "
                                 "swizzle period");
-          Value descA = LLVM::AddOp::create(rw, loc, baseA, i64Const(rw, loc, *offA >> 4));
           Value descB = LLVM::AddOp::create(rw, loc, baseB, i64Const(rw, loc, *offB >> 4));
+          if (regA) {
+            ArrayRef<Value> a = ArrayRef<Value>(aRegs).slice((i * kSteps + t) * 4, 4);
+            frag = registerAProduct(rw, loc, frag, a, descB, in, elt.isBF16(), !db->kMajor);
+            continue;
+          }
+          Value descA = LLVM::AddOp::create(rw, loc, baseA, i64Const(rw, loc, *offA >> 4));
           frag = NVVM::WgmmaMmaAsyncOp::create(
               rw, loc, fragTy, frag, descA, descB, shape, abTy, abTy, NVVM::WGMMATypes::f32,
               NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,

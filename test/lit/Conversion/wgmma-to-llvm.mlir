@@ -69,3 +69,36 @@ tile.kernel @kmajor_b(%a: !tile.tensor<?x?xf16>) attributes {tile.num_warps = 8 
   tile.store %a[%c0, %c0], %db : !tile.tensor<?x?xf16>, tensor<64x128xf16, #mma3n>
   tile.return
 }
+
+// -----
+
+// A from registers (wgmma's register form, inline PTX): a [128, 32] bf16 tile
+// in the A layout of its accumulator's layout, two warpgroups along M, B
+// [32, 64] N-major (the transpose bit set). Per warpgroup, one 64-row
+// instruction per K step: two of m64n64k16, each with 32 accumulators tied in
+// and out ($32..$63 are the tied inputs), A's four b32 registers ($64..$67)
+// and B's descriptor ($68).
+// CHECK-LABEL: llvm.func @register_a
+// CHECK-NOT: ld.shared
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects {{.*}}"{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0, $1, {{.*}}, $31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;\0A}\0A", "=f,{{.*}},=f,0,1,{{.*}},31,r,r,r,r,l"
+// CHECK-NOT: wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+#sb = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#mr = #tile.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 64]}>
+#opa = #tile.dot_op<{opIdx = 0, parent = #mr}>
+tile.kernel @register_a(%o: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8 : i64, tile.shared_bytes = 8192 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %p = arith.constant dense<1.0> : tensor<128x32xbf16, #opa>
+  %mb = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<32x64xbf16, #sb>
+  %acc = arith.constant dense<0.0> : tensor<128x64xf32, #mr>
+  %d = tile.warpgroup_dot %p, %mb, %acc : tensor<128x32xbf16, #opa>, !tile.memdesc<32x64xbf16, #sb> -> tensor<128x64xf32, #mr>
+  %c0 = arith.constant 0 : i32
+  %db = tile.convert %d : tensor<128x64xf32, #mr> -> tensor<128x64xbf16, #mr>
+  tile.store %o[%c0, %c0], %db : !tile.tensor<?x?xbf16>, tensor<128x64xbf16, #mr>
+  tile.return
+}

@@ -452,6 +452,24 @@ tile.kernel @wgmma_shapes() grid {
 
 // -----
 
+// A in registers must be in the A layout of the accumulator's own layout.
+#sh4 = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#m34 = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#b4 = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+tile.kernel @wgmma_register_a_layout() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %a = arith.constant dense<1.0> : tensor<64x64xbf16, #b4>
+  %b = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sh4>
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32, #m34>
+  // expected-error @+1 {{takes A in registers only in the A layout of its accumulator's layout}}
+  %d = tile.warpgroup_dot %a, %b, %acc : tensor<64x64xbf16, #b4>, !tile.memdesc<64x64xbf16, #sh4> -> tensor<64x64xf32, #m34>
+  tile.return
+}
+
+// -----
+
 // A TMA copy names a tensor map the kernel lists, of the tensor it copies.
 tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
 ^bb0(%a: !tile.tensor<?x?xbf16>):

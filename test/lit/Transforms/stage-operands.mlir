@@ -102,3 +102,40 @@ tile.kernel @wgmma(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8 : 
   %d = tile.dot %xa, %yb, %acc : tensor<128x32xbf16, #tile.dot_op<{opIdx = 0, parent = #mma3}>>, tensor<32x128xbf16, #tile.dot_op<{opIdx = 1, parent = #mma3}>> -> tensor<128x128xf32, #mma3>
   tile.return
 }
+
+// -----
+
+// Attention's second product: P, the accumulator of the first wgmma dot
+// converted to bf16, is in the registers of the threads that multiply it
+// (the conversion into the A layout only renames registers), so the second
+// dot reads it in wgmma's register form; only V is stored. The first dot's
+// loaded A still goes through shared memory.
+// CHECK-LABEL: tile.kernel @register_a
+// CHECK: %[[S:.*]] = tile.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} : !tile.memdesc<128x64xbf16, {{.*}}>, !tile.memdesc<64x64xbf16, {{.*}}> -> tensor<128x64xf32, #[[M:.*]]>
+// CHECK: %[[P:.*]] = tile.convert %[[S]]
+// CHECK: %[[PA:.*]] = tile.convert_layout %[[P]] : tensor<128x64xbf16, #[[M]]> -> tensor<128x64xbf16, #[[OPA:.*]]>
+// CHECK: %[[MV:.*]] = tile.local_alloc %{{.*}} : (tensor<64x64xbf16, #{{.*}}>) -> !tile.memdesc<64x64xbf16
+// CHECK: tile.warpgroup_dot %[[PA]], %[[MV]], %{{.*}} : tensor<128x64xbf16, #[[OPA]]>, !tile.memdesc<64x64xbf16
+#ra = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+#rm = #tile.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 64]}>
+tile.kernel @register_a(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %acc = arith.constant dense<0.0> : tensor<128x64xf32, #rm>
+  %q = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<128x64xbf16, #ra>
+  %k = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x64xbf16, #ra>
+  %v = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x64xbf16, #ra>
+  %qa = tile.convert_layout %q : tensor<128x64xbf16, #ra> -> tensor<128x64xbf16, #tile.dot_op<{opIdx = 0, parent = #rm}>>
+  %kb = tile.convert_layout %k : tensor<64x64xbf16, #ra> -> tensor<64x64xbf16, #tile.dot_op<{opIdx = 1, parent = #rm}>>
+  %s = tile.dot %qa, %kb, %acc : tensor<128x64xbf16, #tile.dot_op<{opIdx = 0, parent = #rm}>>, tensor<64x64xbf16, #tile.dot_op<{opIdx = 1, parent = #rm}>> -> tensor<128x64xf32, #rm>
+  %p = tile.convert %s : tensor<128x64xf32, #rm> -> tensor<128x64xbf16, #rm>
+  %pa = tile.convert_layout %p : tensor<128x64xbf16, #rm> -> tensor<128x64xbf16, #tile.dot_op<{opIdx = 0, parent = #rm}>>
+  %vb = tile.convert_layout %v : tensor<64x64xbf16, #ra> -> tensor<64x64xbf16, #tile.dot_op<{opIdx = 1, parent = #rm}>>
+  %o = tile.dot %pa, %vb, %s : tensor<128x64xbf16, #tile.dot_op<{opIdx = 0, parent = #rm}>>, tensor<64x64xbf16, #tile.dot_op<{opIdx = 1, parent = #rm}>> -> tensor<128x64xf32, #rm>
+  %ob = tile.convert %o : tensor<128x64xf32, #rm> -> tensor<128x64xbf16, #rm>
+  tile.store %a[%c0, %c0], %ob : !tile.tensor<?x?xbf16>, tensor<128x64xbf16, #rm>
+  tile.return
+}
