@@ -12,8 +12,10 @@
 // readers, but its data is published by the `tile.mbarrier_wait` every reader
 // runs, so it never needs a barrier after it. Loops are analysed until the state on
 // their back edge is stable, so a buffer read at the end of one iteration and
-// written at the start of the next gets its barrier; both branches of an `if`
-// are merged. wgmma reads its operands through the async proxy: in a kernel
+// written at the start of the next gets its barrier; writes from before a loop
+// that its body would order every iteration get one barrier before the loop
+// instead, where that leaves the body fewer; both branches of an `if` are
+// merged. wgmma reads its operands through the async proxy: in a kernel
 // with warpgroup dots, a barrier that publishes writes is preceded by
 // `tile.fence_async_shared`, so each thread's generic-proxy writes reach the
 // async proxy before any warpgroup reads them. An asynchronous warpgroup dot
@@ -111,7 +113,30 @@ private:
   }
   static bool conflicts(const State &s, const Access &a) { return conflicts(s.pending, a); }
 
+  /// The state at the top of `loop`'s body from `in` before it: the body is
+  /// iterated until the state on the back edge is stable.
+  State loopEntry(scf::ForOp loop, const State &in) {
+    State entry = in;
+    for (int i = 0; i < 8; ++i) {
+      State end = run(*loop.getBody(), entry, /*insert=*/false);
+      State next = in;
+      next.merge(end);
+      if (next == entry)
+        break;
+      entry = next;
+    }
+    return entry;
+  }
+
+  /// How many barriers one pass over `loop`'s body from `entry` places.
+  int64_t barriersIn(scf::ForOp loop, const State &entry) {
+    int64_t before = barriers_;
+    (void)run(*loop.getBody(), entry, /*insert=*/false);
+    return barriers_ - before;
+  }
+
   void barrierBefore(Operation *op, State &s, bool insert) {
+    ++barriers_;
     if (insert) {
       OpBuilder b(op);
       if (fenceAsync_ && llvm::any_of(s.pending, [](const Access &a) { return a.write; }))
@@ -127,15 +152,19 @@ private:
       return;
     }
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      // Iterate the body until the state on the back edge is stable.
-      State entry = s;
-      for (int i = 0; i < 8; ++i) {
-        State end = run(*loop.getBody(), entry, /*insert=*/false);
-        State next = s;
-        next.merge(end);
-        if (next == entry)
-          break;
-        entry = next;
+      State entry = loopEntry(loop, s);
+      // Accesses from before the loop that its body would order with a
+      // barrier of its own (run every iteration) are ordered once, before it,
+      // when that leaves the body fewer barriers: Q's store before
+      // attention's loop, read by every iteration's first dot.
+      if (llvm::any_of(s.pending, [](const Access &a) { return a.write; })) {
+        State cleared = s;
+        cleared.pending.clear();
+        State hoisted = loopEntry(loop, cleared);
+        if (barriersIn(loop, hoisted) < barriersIn(loop, entry)) {
+          barrierBefore(loop, s, insert);
+          entry = hoisted;
+        }
       }
       State end = run(*loop.getBody(), entry, insert);
       s.merge(end); // zero or more iterations
@@ -270,6 +299,7 @@ private:
   }
 
   bool fenceAsync_;
+  int64_t barriers_ = 0; // placed so far, counted in dry runs too
 
 public:
   bool failed_ = false;

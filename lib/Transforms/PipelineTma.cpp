@@ -4,8 +4,8 @@
 // candidate is copied by TMA when its slot is a swizzled encoding TMA writes
 // one column block at a time; the kernel records one tensor map per (tensor,
 // box) in `tile.tensor_maps`. Warp specialization: for a loop whose one
-// warpgroup dot accumulates asynchronously (matmul), the kernel body is split
-// at its top:
+// warpgroup dot accumulates asynchronously (matmul), or whose warpgroup dots
+// are all waited for (attention), the kernel body is split at its top:
 //
 //   hoisted scalars   what the copies' coordinates and the loop bounds need
 //   buffers, barriers `full` (one arrival per copy), `empty` (one per compute
@@ -18,7 +18,8 @@
 //   else              set_max_registers (up to computeRegisters); the original
 //                     body, whose loop waits on `full` and, once the dot of
 //                     iteration k - 1 is complete, arrives on its slot's
-//                     `empty` barrier
+//                     `empty` barrier (with dots waited for: on iteration
+//                     k's, at the end of iteration k)
 //
 // The producer warps are the last four of the block (`tile.producer_warps`);
 // layouts distribute over the first `num_warps`, whose barriers become a named
@@ -187,7 +188,7 @@ bool mlir::tile::pipeline::useTma(scf::ForOp loop, SmallVector<Candidate> &cands
 
 bool mlir::tile::pipeline::canWarpSpecialize(const TmaPipeline &p) {
   KernelOp kernel = kernelAround(p);
-  if (!kernel || !p.asyncDot || kernel->hasAttr("tile.producer_warps"))
+  if (!kernel || kernel->hasAttr("tile.producer_warps"))
     return false;
   // An earlier TMA loop would land in the compute branch, where its barriers'
   // initialisation (a block barrier) and its copies (issued by thread 0 of a
@@ -213,22 +214,26 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   int64_t warps = kernel.getNumWarps();
   bool moveRegisters = warps == 8; // with 4, every thread may hold 255 registers anyway
 
-  // The compute warps release the slot of iteration k - 1 once its dot is done.
-  OpBuilder b(p.asyncWait->getNextNode());
+  // With an asynchronous dot, the compute warps release the slot of iteration
+  // k - 1 once its dot is done; with dots that are waited for, the slot of
+  // iteration k at the end of the iteration (every read of it is complete).
+  OpBuilder b(p.asyncDot ? p.asyncWait->getNextNode() : p.loop.getBody()->getTerminator());
   auto cst = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)); };
   Value stagesLess1 = cst(p.stages - 1), numStages = cst(p.stages);
   OpBuilder before(p.full.getDefiningOp());
   Value empty = MBarrierAllocOp::create(before, loc, MBarrierType::get(ctx, p.stages),
                                         before.getI32IntegerAttr(32 * warps));
-  Value started = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, p.k, cst(0));
-  auto release = scf::IfOp::create(b, loc, TypeRange{}, started, /*withElse=*/false);
-  {
+  if (!p.asyncDot) {
+    MBarrierArriveOp::create(b, loc, empty, arith::RemSIOp::create(b, loc, p.g, numStages));
+  } else {
+    Value started = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, p.k, cst(0));
+    auto release = scf::IfOp::create(b, loc, TypeRange{}, started, /*withElse=*/false);
     OpBuilder r = OpBuilder::atBlockBegin(release.thenBlock());
     Value prev =
         arith::RemSIOp::create(r, loc, arith::AddIOp::create(r, loc, p.g, stagesLess1), numStages);
     MBarrierArriveOp::create(r, loc, empty, prev);
   }
-  if (p.outer) {
+  if (p.outer && p.asyncDot) {
     // The producer goes on to the next tile: the last iteration's slot is
     // released once the wait after the loop completes its dot.
     OpBuilder a(p.finalWait->getNextNode());

@@ -355,7 +355,7 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   // TMA where it was measured to pay: loops whose dot stays in flight
   // (matmul: 598 -> 762 TFLOP/s on the H200). Attention's loop, whose dots
   // are waited for, ran 5-10% slower with TMA than with cp.async
-  // (docs/BENCHMARKS.md), so it keeps cp.async.
+  // (docs/BENCHMARKS.md), so it keeps cp.async unless it is warp-specialized.
   // In a persistent loop, only a producer warpgroup keeps the ring running
   // across tiles: TMA there needs the warp split.
   scf::ForOp outer = persistentParent(loop);
@@ -363,9 +363,13 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   probe.asyncDot = (bool)asyncDot;
   probe.outer = outer;
   // Gathers are copied by cp.async: TMA moves boxes, not rows at indices.
-  bool mayWarpSplit =
-      !gathers && asyncDot && mayWarpSpecialize && target.hasTMA() && canWarpSpecialize(probe);
-  bool tma = !gathers && asyncDot && (!outer || mayWarpSplit) &&
+  // A loop whose warpgroup dots are all waited for (attention's) may be
+  // split too: its slots are released at the end of their iteration.
+  bool dots = false;
+  loop.getBody()->walk([&](WarpgroupDotOp) { dots = true; });
+  bool mayWarpSplit = !gathers && (asyncDot || dots) && mayWarpSpecialize && target.hasTMA() &&
+                      canWarpSpecialize(probe);
+  bool tma = !gathers && (asyncDot || mayWarpSplit) && (!outer || mayWarpSplit) &&
              useTma(loop, cands, slotTypes, target, mayWarpSplit ? outer : scf::ForOp());
   // Copies run S - 1 iterations ahead, into the slot the previous iteration
   // read. With an asynchronous dot, that slot's reader is complete only after

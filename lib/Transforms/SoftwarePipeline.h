@@ -3,8 +3,9 @@
 // What the two halves of tile-software-pipeline share: SoftwarePipeline.cpp
 // finds the loads a loop can copy ahead and builds the cp.async pipeline;
 // PipelineTma.cpp decides whether the copies go through TMA and, for a loop
-// whose one asynchronous warpgroup dot accumulates (matmul), splits the kernel
-// into a producer warpgroup and the compute warps (warp specialization).
+// whose one asynchronous warpgroup dot accumulates (matmul) or whose warpgroup
+// dots are waited for (attention), splits the kernel into a producer
+// warpgroup and the compute warps (warp specialization).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_LIB_TRANSFORMS_SOFTWAREPIPELINE_H
@@ -71,7 +72,7 @@ std::pair<Value, Value> ringBase(OpBuilder &b, Location loc, scf::ForOp outer, V
                                  scf::ForOp loop);
 
 /// Whether the kernel can be split into producer and compute warps around
-/// `p.loop` (its dot asynchronous, the loop directly in the kernel body or in
+/// `p.loop` (the loop directly in the kernel body or in
 /// `p.outer` with bounds from outside it, the copies' inputs computable before
 /// the split or, per tile, from the persistent loop's variable, 4 or 8
 /// compute warps, no earlier TMA loop).

@@ -76,9 +76,10 @@ void rmsnorm(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int64_
   out.push_back(std::move(c));
 }
 
-void matmul(std::vector<ProgramCase> &out, std::mt19937 &rng, bool tn, int64_t m, int64_t n,
-            int64_t k, std::map<std::string, int64_t> params = {}) {
-  std::vector<std::pair<std::string, int64_t>> parts = {{"m", m}, {"n", n}, {"k", k}};
+/// A case name's parts for its parameters, after `parts` (the shape).
+std::vector<std::pair<std::string, int64_t>>
+withParams(std::vector<std::pair<std::string, int64_t>> parts,
+           const std::map<std::string, int64_t> &params) {
   for (auto &[name, v] : params)
     parts.push_back({name == "num_warps"         ? "w"
                      : name == "num_stages"      ? "s"
@@ -88,6 +89,13 @@ void matmul(std::vector<ProgramCase> &out, std::mt19937 &rng, bool tn, int64_t m
                      : name == "tma-store"       ? "tmast"
                                                  : name,
                      v});
+  return parts;
+}
+
+void matmul(std::vector<ProgramCase> &out, std::mt19937 &rng, bool tn, int64_t m, int64_t n,
+            int64_t k, std::map<std::string, int64_t> params = {}) {
+  std::vector<std::pair<std::string, int64_t>> parts =
+      withParams({{"m", m}, {"n", n}, {"k", k}}, params);
   ProgramCase c{nameOf(tn ? "matmul_tn" : "matmul", parts),
                 tn ? "examples/matmul_tn.tile" : "examples/matmul.tile"};
   c.params = std::move(params);
@@ -137,10 +145,11 @@ void matmulEpilogue(std::vector<ProgramCase> &out, std::mt19937 &rng, bool gelu,
 }
 
 void attention(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal, int64_t b, int64_t h,
-               int64_t n, int64_t d) {
-  ProgramCase c{
-      nameOf(causal ? "causal_attention" : "attention", {{"b", b}, {"h", h}, {"n", n}, {"d", d}}),
-      causal ? "examples/causal_attention.tile" : "examples/attention.tile"};
+               int64_t n, int64_t d, std::map<std::string, int64_t> params = {}) {
+  ProgramCase c{nameOf(causal ? "causal_attention" : "attention",
+                       withParams({{"b", b}, {"h", h}, {"n", n}, {"d", d}}, params)),
+                causal ? "examples/causal_attention.tile" : "examples/attention.tile"};
+  c.params = std::move(params);
   std::vector<int64_t> s = {b, h, n, d};
   double scale = 1.0 / std::sqrt((double)d);
   c.args = {in("q", rnd(rng, DType::BF16, s, -2, 2)), in("k", rnd(rng, DType::BF16, s, -2, 2)),
@@ -293,6 +302,21 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   attention(out, rng, false, 1, 2, 77, 64);
   attention(out, rng, true, 1, 2, 256, 64);
   attention(out, rng, true, 2, 2, 200, 128);
+  // Warp-specialized attention (on sm_90a a producer warpgroup streams K and
+  // V by TMA; the dots are waited for, each slot released at the end of its
+  // iteration): ragged N over more blocks than slots, the wide tile with
+  // registers moved, a sequence shorter than the ring, causal, and 4 compute
+  // warps.
+  std::map<std::string, int64_t> wide = {
+      {"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1}};
+  std::map<std::string, int64_t> narrow = {
+      {"BM", 128}, {"BN", 64}, {"num_warps", 8}, {"num_stages", 3}, {"warp-specialize", 1}};
+  attention(out, rng, false, 1, 2, 520, 128, wide);
+  attention(out, rng, false, 1, 3, 77, 64, narrow);
+  attention(out, rng, true, 1, 2, 400, 128, wide);
+  attention(out, rng, true, 1, 2, 333, 64, narrow);
+  attention(out, rng, false, 1, 2, 300, 128,
+            {{"BM", 64}, {"BN", 64}, {"num_warps", 4}, {"num_stages", 3}, {"warp-specialize", 1}});
   // Epilogues through shared memory and TMA stores (on sm_90a; elsewhere the
   // option changes nothing): ragged M and N over the wide tile; persistent
   // and warp-specialized with four stages of the wide tile, with ragged

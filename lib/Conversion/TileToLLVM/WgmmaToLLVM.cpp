@@ -183,13 +183,14 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
           if (!offA || !offB)
             return op.emitError("internal compiler error: a wgmma operand does not start on a "
                                 "swizzle period");
-          Value descB = LLVM::AddOp::create(rw, loc, baseB, i64Const(rw, loc, *offB >> 4));
           if (regA) {
+            Value descB = LLVM::AddOp::create(rw, loc, baseB, i64Const(rw, loc, *offB >> 4));
             ArrayRef<Value> a = ArrayRef<Value>(aRegs).slice((i * kSteps + t) * 4, 4);
             frag = registerAProduct(rw, loc, frag, a, descB, in, elt.isBF16(), !db->kMajor);
             continue;
           }
           Value descA = LLVM::AddOp::create(rw, loc, baseA, i64Const(rw, loc, *offA >> 4));
+          Value descB = LLVM::AddOp::create(rw, loc, baseB, i64Const(rw, loc, *offB >> 4));
           frag = NVVM::WgmmaMmaAsyncOp::create(
               rw, loc, fragTy, frag, descA, descB, shape, abTy, abTy, NVVM::WGMMATypes::f32,
               NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,

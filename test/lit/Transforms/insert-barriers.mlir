@@ -153,3 +153,63 @@ tile.kernel @tma_store_reuse(%a: !tile.tensor<?x?xf32>, %c: !tile.tensor<?x?xbf1
   %s = tile.reduce sum %t axis 1 {tile.scratch_offset = 0 : i64} : tensor<64x128xf32, #b6> -> tensor<64xf32, #tile.slice<{dim = 1, parent = #b6}>>
   tile.return
 }
+
+// -----
+
+// A buffer stored before a loop and read in every iteration: one barrier
+// before the loop instead of one per iteration. When the loop also writes
+// the buffer (a barrier in the body is needed anyway), the body's barrier
+// orders the store before the loop too, and none is added before it.
+// CHECK-LABEL: tile.kernel @hoisted
+// CHECK: tile.local_alloc %{{.*}} {tile.offset = 0
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: scf.for
+// CHECK-NOT: tile.barrier
+// CHECK: tile.return
+#hb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#hs = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#hm = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.kernel @hoisted(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c8 = arith.constant 8 : i32
+  %x = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<128x64xbf16, #hb>
+  %q = tile.local_alloc %x {tile.offset = 0 : i64} : (tensor<128x64xbf16, #hb>) -> !tile.memdesc<128x64xbf16, #hs>
+  scf.for %i = %c0 to %c8 step %c1 : i32 {
+    %l = tile.local_load %q : !tile.memdesc<128x64xbf16, #hs> -> tensor<128x64xbf16, #tile.dot_op<{opIdx = 0, parent = #hm}>>
+  }
+  tile.return
+}
+
+// -----
+
+// CHECK-LABEL: tile.kernel @kept_in_loop
+// CHECK: tile.local_alloc %{{.*}} {tile.offset = 0
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.local_load
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.local_store
+#kb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#ks = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#km = #tile.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.kernel @kept_in_loop(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c8 = arith.constant 8 : i32
+  %x = tile.load %a[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<128x64xbf16, #kb>
+  %q = tile.local_alloc %x {tile.offset = 0 : i64} : (tensor<128x64xbf16, #kb>) -> !tile.memdesc<128x64xbf16, #ks>
+  scf.for %i = %c0 to %c8 step %c1 : i32 {
+    %l = tile.local_load %q : !tile.memdesc<128x64xbf16, #ks> -> tensor<128x64xbf16, #tile.dot_op<{opIdx = 0, parent = #km}>>
+    tile.local_store %x, %q : tensor<128x64xbf16, #kb>, !tile.memdesc<128x64xbf16, #ks>
+  }
+  tile.return
+}

@@ -545,3 +545,81 @@ tile.kernel @paged_writes(%k: !tile.tensor<?x?xbf16>, %table: !tile.tensor<?xi32
   }
   tile.return
 }
+
+// -----
+
+// Attention's loop: S = Q K^T, then P V with P from registers, both dots
+// waited for. Warp-specialized, K and V come by TMA from the producer; each
+// compute iteration waits on its slot's `full` barrier and releases the slot
+// on `empty` at its end (every read of it is complete there), with no other
+// release and no wait on warpgroup groups. Without the option, the loop keeps
+// cp.async (TMA measured slower for it without a producer).
+// TMA-LABEL: tile.kernel @attention_like
+// TMA-NOT: tile.tma_copy
+// TMA: tile.async_copy
+// TMA-NOT: tile.tma_copy
+// TMA: tile.return
+// WS-LABEL: tile.kernel @attention_like
+// WS-SAME: tile.producer_warps = 4 : i64
+// WS: %[[EMPTY:.*]] = tile.mbarrier_alloc {arrivals = 128 : i32} : !tile.mbarrier<2>
+// WS: %[[FULL:.*]] = tile.mbarrier_alloc {arrivals = 2 : i32} : !tile.mbarrier<2>
+// WS: scf.if %{{.*}} {
+// WS: tile.mbarrier_wait %[[EMPTY]][%[[PS:.*]]], %{{.*}}
+// WS: tile.tma_copy %arg1[%{{.*}}], %{{.*}}, %[[FULL]][%[[PS]]]
+// WS: tile.tma_copy %arg2[%{{.*}}], %{{.*}}, %[[FULL]][%[[PS]]]
+// WS: } else {
+// WS: scf.for
+// WS: %[[SLOT:.*]] = arith.remsi
+// WS: tile.mbarrier_wait %[[FULL]][%[[SLOT]]]
+// WS-NOT: isAsync
+// WS: tile.warpgroup_dot
+// WS-NOT: isAsync
+// WS: tile.warpgroup_dot
+// WS-NOT: tile.warpgroup_wait
+// WS: %[[REL:.*]] = arith.remsi
+// WS-NEXT: tile.mbarrier_arrive %[[EMPTY]][%[[REL]]]
+// WS-NEXT: scf.yield
+// WS-NOT: tile.mbarrier_arrive
+// WS: tile.return
+// Q, stored before the loop and read by every iteration's first dot, is
+// published by one barrier before the loop: the compute loop has none.
+// WSBAR-LABEL: tile.kernel @attention_like
+// WSBAR: } else {
+// WSBAR: tile.local_alloc %{{.*}} {tile.offset
+// WSBAR: tile.fence_async_shared
+// WSBAR-NEXT: tile.barrier
+// WSBAR-NEXT: scf.for
+// WSBAR-NOT: tile.barrier
+// WSBAR: scf.yield
+#qb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#kt = #tile.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+#am = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#as = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#ast = #tile.shared<{swizzle = 128, vec = 8, order = [0, 1]}>
+#aop = #tile.dot_op<{opIdx = 0, parent = #am}>
+tile.kernel @attention_like(%q: !tile.tensor<?x?xbf16>, %k: !tile.tensor<?x?xbf16>, %v: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.num_stages = 2 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xbf16>, %w: !tile.tensor<?x?xbf16>, %z: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #am>
+  %qt = tile.load %q[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x64xbf16, #qb>
+  %qs = tile.local_alloc %qt : (tensor<64x64xbf16, #qb>) -> !tile.memdesc<64x64xbf16, #as>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #am>) : i32 {
+    %kl = tile.load %k[%j, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x64xbf16, #qb>
+    %kT = tile.transpose %kl : tensor<64x64xbf16, #qb> -> tensor<64x64xbf16, #kt>
+    %ks = tile.local_alloc %kT : (tensor<64x64xbf16, #kt>) -> !tile.memdesc<64x64xbf16, #ast>
+    %s = tile.warpgroup_dot %qs, %ks, %zero : !tile.memdesc<64x64xbf16, #as>, !tile.memdesc<64x64xbf16, #ast> -> tensor<64x64xf32, #am>
+    %p = tile.convert %s : tensor<64x64xf32, #am> -> tensor<64x64xbf16, #am>
+    %pa = tile.convert_layout %p : tensor<64x64xbf16, #am> -> tensor<64x64xbf16, #aop>
+    %vl = tile.load %v[%j, %c0] : !tile.tensor<?x?xbf16> -> tensor<64x64xbf16, #qb>
+    %vs = tile.local_alloc %vl : (tensor<64x64xbf16, #qb>) -> !tile.memdesc<64x64xbf16, #as>
+    %d = tile.warpgroup_dot %pa, %vs, %acc : tensor<64x64xbf16, #aop>, !tile.memdesc<64x64xbf16, #as> -> tensor<64x64xf32, #am>
+    scf.yield %d : tensor<64x64xf32, #am>
+  }
+  %o = tile.convert %r : tensor<64x64xf32, #am> -> tensor<64x64xbf16, #am>
+  tile.store %q[%c0, %c0], %o : !tile.tensor<?x?xbf16>, tensor<64x64xbf16, #am>
+  tile.return
+}
