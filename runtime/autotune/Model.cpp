@@ -213,12 +213,11 @@ std::string tessera::autotune::warpSpecializeReason(tile::KernelOp kernel) {
   auto attr = kernel->getAttrOfType<IntegerAttr>("tile.warp_specialize");
   if (!attr || attr.getInt() == 0)
     return "";
+  // Matmul's loop accumulates its dot; attention's computes two.
   for (auto loop : kernel.getBody().front().getOps<scf::ForOp>())
-    for (Value arg : loop.getRegionIterArgs())
-      for (Operation *user : arg.getUsers())
-        if (auto dot = dyn_cast<tile::DotOp>(user); dot && dot.getAcc() == arg)
-          return "";
-  return "warp-specialize needs a loop (not nested) that accumulates a dot";
+    if (loop.getBody()->walk([](tile::DotOp) { return WalkResult::interrupt(); }).wasInterrupted())
+      return "";
+  return "warp-specialize needs a loop (not nested) with a dot";
 }
 
 std::string tessera::autotune::persistentReason(tile::KernelOp kernel) {

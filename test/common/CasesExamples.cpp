@@ -305,8 +305,8 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   // Warp-specialized attention (on sm_90a a producer warpgroup streams K and
   // V by TMA; the dots are waited for, each slot released at the end of its
   // iteration): ragged N over more blocks than slots, the wide tile with
-  // registers moved, a sequence shorter than the ring, causal, and 4 compute
-  // warps.
+  // registers moved, a sequence shorter than the ring, causal, 4 compute
+  // warps, and persistent.
   std::map<std::string, int64_t> wide = {
       {"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1}};
   std::map<std::string, int64_t> narrow = {
@@ -317,6 +317,15 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   attention(out, rng, true, 1, 2, 333, 64, narrow);
   attention(out, rng, false, 1, 2, 300, 128,
             {{"BM", 64}, {"BN", 64}, {"num_warps", 4}, {"num_stages", 3}, {"warp-specialize", 1}});
+  // Persistent: 240 tiles, more than the GPU holds at once, with the producer's
+  // ring running on across tiles while the compute warps store the last one.
+  attention(out, rng, false, 2, 24, 600, 64,
+            {{"BM", 128},
+             {"BN", 64},
+             {"num_warps", 8},
+             {"num_stages", 2},
+             {"warp-specialize", 1},
+             {"persistent", 1}});
   // Epilogues through shared memory and TMA stores (on sm_90a; elsewhere the
   // option changes nothing): ragged M and N over the wide tile; persistent
   // and warp-specialized with four stages of the wide tile, with ragged
