@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <ostream>
+#include <set>
 
 namespace tessera::testutil {
 
@@ -40,6 +41,11 @@ struct ProgramCase {
   std::vector<CaseArg> args;
   /// After the run: "" when every output holds, else what is off.
   std::function<std::string(const std::vector<CaseArg> &)> check;
+  /// Architectures whose code the GPU tests do not try for this case (what
+  /// TESSERA_GPU_TEST_ARCH names), and why: a schedule that needs what they
+  /// lack, such as four stages of the wide tile past sm_80's shared memory.
+  std::set<std::string> notOn;
+  std::string notOnWhy;
 };
 
 /// GoogleTest prints a case by its name.

@@ -52,8 +52,16 @@ protected:
   }
 };
 
+/// Why `c` is not tried for the architecture TESSERA_GPU_TEST_ARCH names, or "".
+std::string notHere(const ProgramCase &c) {
+  const char *arch = getenv("TESSERA_GPU_TEST_ARCH");
+  return arch && c.notOn.count(arch) ? c.notOnWhy : "";
+}
+
 TEST_P(Programs, MatchTheReferenceAndTheInterpreter) {
   ProgramCase c = GetParam();
+  if (std::string why = notHere(c); !why.empty())
+    GTEST_SKIP() << why;
   std::vector<CaseArg> gpu;
   ASSERT_NO_FATAL_FAILURE(runOn(*runtime, c, gpu));
   EXPECT_EQ(c.check(gpu), "") << "GPU against the reference";
@@ -126,6 +134,8 @@ TEST_P(Index64Programs, MatchTheReference) {
   }();
   ASSERT_TRUE(rt);
   ProgramCase c = GetParam();
+  if (std::string why = notHere(c); !why.empty())
+    GTEST_SKIP() << why;
   std::vector<CaseArg> gpu;
   ASSERT_NO_FATAL_FAILURE(runOn(*rt, c, gpu));
   EXPECT_EQ(c.check(gpu), "") << "GPU (64-bit size class) against the reference";
