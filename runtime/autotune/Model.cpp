@@ -220,6 +220,16 @@ std::string tessera::autotune::warpSpecializeReason(tile::KernelOp kernel) {
   return "warp-specialize needs a loop (not nested) with a dot";
 }
 
+bool tessera::autotune::loopWithSeveralDots(tile::KernelOp kernel) {
+  for (auto loop : kernel.getBody().front().getOps<scf::ForOp>()) {
+    int dots = 0;
+    loop.getBody()->walk([&](tile::DotOp) { ++dots; });
+    if (dots > 1)
+      return true;
+  }
+  return false;
+}
+
 std::string tessera::autotune::persistentReason(tile::KernelOp kernel) {
   auto attr = kernel->getAttrOfType<IntegerAttr>("tile.persistent");
   if (!attr || attr.getInt() == 0)

@@ -64,10 +64,16 @@ std::string splitKReason(mlir::tile::KernelOp kernel, const jit::KernelSignature
                          unsigned multiprocessors);
 
 /// Why the warp-specialized configuration `kernel` (its `tile.warp_specialize`
-/// = 1) should not be tried, or "": it needs a loop, not nested, that carries
-/// a dot's accumulator (what tile-software-pipeline can give a producer
-/// warpgroup); a kernel without one would compile to its plain twin.
+/// = 1) should not be tried, or "": it needs a loop, not nested, with a dot
+/// (what tile-software-pipeline can give a producer warpgroup); a kernel
+/// without one would compile to its plain twin.
 std::string warpSpecializeReason(mlir::tile::KernelOp kernel);
+
+/// Whether a loop of `kernel`, not nested, computes more than one dot
+/// (attention's: its dots are waited for, and a producer warpgroup was
+/// measured faster for it), so that the tuner tries warp specialization
+/// without being asked.
+bool loopWithSeveralDots(mlir::tile::KernelOp kernel);
 
 /// Why the persistent configuration `kernel` (its `tile.persistent` = 1)
 /// should not be tried, or "": tile-persistent needs a grid of at most two

@@ -92,14 +92,19 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
   // With wgmma and TMA, every configuration with a producer warpgroup too,
   // alone and persistent, for a kernel with a loop to give one (one the option cannot split in some
   // configuration compiles to its plain twin's PTX: timed once).
-  bool tryWarpSpecialize = req.warpSpecialize && target->hasWgmma() && target->hasTMA() &&
-                           req.aligned && !configs.empty();
+  // Without --warp-specialize, a kernel whose loop computes several dots
+  // (attention's, waited for) gets the producer too, not persistent: measured
+  // faster at every such configuration (docs/BENCHMARKS.md, 2026-12-05).
+  bool hopper = target->hasWgmma() && target->hasTMA() && req.aligned && !configs.empty() &&
+                !req.fixed.count(kWarpSpecializeOption);
+  bool tryWarpSpecialize = hopper, alsoPersistent = req.warpSpecialize;
   if (tryWarpSpecialize) {
     jit::CompileRequest cr = req.compileRequest(configs.front().params);
     cr.kernel = sig->name;
     cr.params[kWarpSpecializeOption] = 1;
     llvm::Error e = jit::Compiler(req.cache).inspect(program, cr, [&](mlir::tile::KernelOp k) {
-      tryWarpSpecialize = warpSpecializeReason(k).empty();
+      tryWarpSpecialize =
+          warpSpecializeReason(k).empty() && (req.warpSpecialize || loopWithSeveralDots(k));
       return llvm::Error::success();
     });
     if (e) { // the default's own errors surface when it compiles
@@ -117,6 +122,8 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
       configs.push_back(c);
       // Persistent too: the producer then loads the next tile's operands
       // while the compute warps store the last one.
+      if (!alsoPersistent)
+        continue;
       c.params[kPersistentOption] = 1;
       configs.push_back(std::move(c));
     }

@@ -100,7 +100,9 @@ struct TuneRequest {
   unsigned multiprocessors = 0;
   /// On targets with wgmma and TMA, every configuration of 4 or 8 warps also
   /// with `warp-specialize=1`, alone and with `persistent=1` (pruned by
-  /// warpSpecializeReason). Off by default until measured on a GPU.
+  /// warpSpecializeReason). Without it, a kernel whose loop computes several
+  /// dots (attention) is tried with `warp-specialize=1` alone anyway
+  /// (loopWithSeveralDots).
   bool warpSpecialize = false;
   /// On targets with TMA, every configuration (but split-K ones) also with
   /// `tma-store=1` (an epilogue through shared memory and TMA stores).

@@ -317,6 +317,10 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   attention(out, rng, true, 1, 2, 333, 64, narrow);
   attention(out, rng, false, 1, 2, 300, 128,
             {{"BM", 64}, {"BN", 64}, {"num_warps", 4}, {"num_stages", 3}, {"warp-specialize", 1}});
+  // Two warpgroups side by side along N (BM=64, 8 warps): P is spread over
+  // both, so it goes through shared memory, with a barrier of the compute warps.
+  attention(out, rng, true, 1, 2, 190, 64,
+            {{"BM", 64}, {"BN", 64}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1}});
   // Persistent: 240 tiles, more than the GPU holds at once, with the producer's
   // ring running on across tiles while the compute warps store the last one.
   attention(out, rng, false, 2, 24, 600, 64,

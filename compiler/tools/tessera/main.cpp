@@ -113,7 +113,8 @@ int main(int argc, char **argv) {
   t->add_flag("--no-save", tune.noSave, "do not store the winner");
   t->add_flag("--warp-specialize", tune.warpSpecialize,
               "on sm_90a, also try every configuration with a producer warpgroup, alone and "
-              "persistent (experimental: not yet measured on a GPU)");
+              "persistent (a kernel whose loop computes several dots, attention, gets the "
+              "first without it)");
   t->add_flag("--tma-store", tune.tmaStore,
               "on sm_90a, also try every configuration (but split-K ones) with its epilogue "
               "stored through shared memory by TMA");
