@@ -160,6 +160,47 @@ void attention(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal, in
   out.push_back(std::move(c));
 }
 
+/// examples/attention_lse.tile: the output as attention's, and each row's
+/// natural log-sum-exp of its scaled scores against float64.
+void attentionLse(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal, int64_t b,
+                  int64_t h, int64_t n, int64_t d, std::map<std::string, int64_t> params = {}) {
+  ProgramCase c{nameOf(causal ? "attention_lse_causal" : "attention_lse",
+                       withParams({{"b", b}, {"h", h}, {"n", n}, {"d", d}}, params)),
+                "examples/attention_lse.tile"};
+  c.params = std::move(params);
+  std::vector<int64_t> s = {b, h, n, d};
+  double scale = 1.0 / std::sqrt((double)d);
+  c.args = {in("q", rnd(rng, DType::BF16, s, -2, 2)), in("k", rnd(rng, DType::BF16, s, -2, 2)),
+            in("v", rnd(rng, DType::BF16, s)),        output("o", DType::BF16, s),
+            output("lse", DType::F32, {b, h, n}),     scalar("scale", scale),
+            scalar("causal", causal ? 1 : 0)};
+  c.check = [=](const std::vector<CaseArg> &a) {
+    std::string err =
+        closeTo("o", a[3].t, attentionRef(a[0].t, a[1].t, a[2].t, causal, scale), 1e-2, 1.6e-2);
+    if (!err.empty())
+      return err;
+    const HostTensor &q = a[0].t, &k = a[1].t;
+    std::vector<double> want(b * h * n);
+    for (int64_t z = 0; z < b * h; ++z)
+      for (int64_t i = 0; i < n; ++i) {
+        std::vector<double> sc;
+        for (int64_t j = 0; j < (causal ? i + 1 : n); ++j) {
+          double dot = 0;
+          for (int64_t e = 0; e < d; ++e)
+            dot += q.v[(z * n + i) * d + e] * k.v[(z * n + j) * d + e];
+          sc.push_back(dot * scale);
+        }
+        double mx = *std::max_element(sc.begin(), sc.end()), sum = 0;
+        for (double x : sc)
+          sum += std::exp(x - mx);
+        want[z * n + i] = mx + std::log(sum);
+      }
+    // f32 statistics over bf16 inputs: the scores' rounding, not the sum's.
+    return closeTo("lse", a[4].t, want, 2e-3, 1e-3);
+  };
+  out.push_back(std::move(c));
+}
+
 } // namespace
 
 std::vector<ProgramCase> tessera::testutil::exampleCases() {
@@ -317,6 +358,13 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   attention(out, rng, true, 1, 2, 333, 64, narrow);
   attention(out, rng, false, 1, 2, 300, 128,
             {{"BM", 64}, {"BN", 64}, {"num_warps", 4}, {"num_stages", 3}, {"warp-specialize", 1}});
+  // The log-sum-exp output, full and causal, ragged N, with and without the
+  // producer warpgroup.
+  attentionLse(out, rng, false, 1, 2, 200, 64);
+  attentionLse(out, rng, true, 2, 1, 333, 128);
+  attentionLse(
+      out, rng, true, 1, 2, 300, 128,
+      {{"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1}});
   // Two warpgroups side by side along N (BM=64, 8 warps): P is spread over
   // both, so it goes through shared memory, with a barrier of the compute warps.
   attention(out, rng, true, 1, 2, 190, 64,
