@@ -269,22 +269,20 @@ private:
       accesses.push_back({off.getInt(), off.getInt() + bytes, true});
       accesses.push_back({off.getInt(), off.getInt() + bytes, false});
     }
-    // A write to operands an asynchronous dot may still read: only a wait
-    // for every group followed by a barrier orders it.
-    for (const Access &a : accesses)
-      if (insert && a.write && conflicts(s.dotReads, a)) {
-        op->emitError("shared memory written while an asynchronous warpgroup dot may read it "
-                      "(no tile.warpgroup_wait {pendings = 0} before)");
+    // A write to bytes an asynchronous reader may still read: only its wait
+    // (then a barrier) orders it.
+    auto rejectWritesInto = [&](const std::set<Access> &reads, const char *message) {
+      if (insert &&
+          llvm::any_of(accesses, [&](const Access &a) { return a.write && conflicts(reads, a); })) {
+        op->emitError(message);
         failed_ = true;
-        break;
       }
-    for (const Access &a : accesses)
-      if (insert && a.write && conflicts(s.storeReads, a)) {
-        op->emitError("shared memory written while a TMA store may read it (no "
-                      "tile.tma_store_wait before)");
-        failed_ = true;
-        break;
-      }
+    };
+    rejectWritesInto(s.dotReads,
+                     "shared memory written while an asynchronous warpgroup dot may read it "
+                     "(no tile.warpgroup_wait {pendings = 0} before)");
+    rejectWritesInto(s.storeReads, "shared memory written while a TMA store may read it (no "
+                                   "tile.tma_store_wait before)");
     for (const Access &a : accesses)
       if (conflicts(s, a)) {
         barrierBefore(op, s, insert);

@@ -47,6 +47,22 @@ bool isWgmma(DotOp dot) {
   return mma && mma.getVersion() == 3;
 }
 
+/// Whether `cvt` only permutes each thread's registers (every thread holds
+/// the elements it produces already); nullopt when a layout does not
+/// distribute the tile.
+std::optional<bool> permutesRegisters(ConvertLayoutOp cvt) {
+  RankedTensorType src = cvt.getSrc().getType();
+  auto srcLayout = dyn_cast_or_null<DistributedLayoutAttrInterface>(src.getEncoding());
+  auto dstLayout = cast<DistributedLayoutAttrInterface>(cvt.getType().getEncoding());
+  if (!srcLayout)
+    return std::nullopt;
+  FailureOr<Distribution> s = srcLayout.distribute(src.getShape()),
+                          d = dstLayout.distribute(src.getShape());
+  if (failed(s) || failed(d))
+    return std::nullopt;
+  return tessera::analysis::registerPermutation(*s, *d).has_value();
+}
+
 /// Whether the A operand `a` of a wgmma dot (in the A layout) can be read from
 /// the registers of the threads that multiply it (wgmma's register form): it
 /// is converted into that layout by a permutation of each thread's registers,
@@ -58,16 +74,7 @@ bool inRegistersAlready(Value a, MmaLayoutAttr mma) {
       DotOperandLayoutAttr::get(mma.getContext(), 0, mma))
     return false;
   auto cvt = a.getDefiningOp<ConvertLayoutOp>();
-  if (!cvt)
-    return true;
-  RankedTensorType src = cvt.getSrc().getType();
-  auto srcLayout = dyn_cast_or_null<DistributedLayoutAttrInterface>(src.getEncoding());
-  auto dstLayout = cast<DistributedLayoutAttrInterface>(cvt.getType().getEncoding());
-  if (!srcLayout)
-    return false;
-  FailureOr<Distribution> s = srcLayout.distribute(src.getShape()),
-                          d = dstLayout.distribute(src.getShape());
-  return succeeded(s) && succeeded(d) && tessera::analysis::registerPermutation(*s, *d);
+  return !cvt || permutesRegisters(cvt) == true;
 }
 
 /// Stages both operands of a wgmma dot (A stays in registers where
@@ -126,13 +133,7 @@ struct TileStageOperands : tile::impl::TileStageOperandsBase<TileStageOperands> 
     });
     for (ConvertLayoutOp cvt : conversions) {
       RankedTensorType src = cvt.getSrc().getType();
-      auto srcLayout = dyn_cast_or_null<DistributedLayoutAttrInterface>(src.getEncoding());
-      auto dstLayout = cast<DistributedLayoutAttrInterface>(cvt.getType().getEncoding());
-      if (!srcLayout || src.getRank() != 2)
-        continue;
-      FailureOr<Distribution> s = srcLayout.distribute(src.getShape()),
-                              d = dstLayout.distribute(src.getShape());
-      if (failed(s) || failed(d) || tessera::analysis::registerPermutation(*s, *d))
+      if (src.getRank() != 2 || permutesRegisters(cvt) != false)
         continue;
       SharedEncodingAttr enc =
           tessera::analysis::chooseStagingEncoding(src, cvt.getType().getEncoding());

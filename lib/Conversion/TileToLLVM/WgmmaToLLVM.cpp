@@ -44,6 +44,18 @@ Value addressField(ConversionPatternRewriter &rw, Location loc, Value ptr) {
   return LLVM::LShrOp::create(rw, loc, masked, i64Const(rw, loc, 4));
 }
 
+/// Inline-asm constraints of `n` outputs of `kind` (f, r) tied to the first
+/// `n` inputs: "=k,...,=k,0,...,n-1".
+std::string tiedConstraints(int64_t n, char kind) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  for (int64_t r = 0; r < n; ++r)
+    os << (r ? "," : "") << '=' << kind;
+  for (int64_t r = 0; r < n; ++r)
+    os << "," << r;
+  return out;
+}
+
 /// One m64nNk16 product with A from registers (wgmma's register form), which
 /// MLIR's NVVM dialect does not express: inline PTX with the operands of
 /// nvvm.wgmma.mma_async's own expansion (accumulators tied in and out, the
@@ -53,15 +65,11 @@ Value addressField(ConversionPatternRewriter &rw, Location loc, Value ptr) {
 Value registerAProduct(ConversionPatternRewriter &rw, Location loc, Value frag, ArrayRef<Value> a,
                        Value descB, int64_t n, bool bf16, bool transB) {
   int64_t regs = n / 2;
-  std::string d, constraints;
-  llvm::raw_string_ostream ds(d), cs(constraints);
-  for (int64_t r = 0; r < regs; ++r) {
-    ds << (r ? ", $" : "$") << r;
-    cs << (r ? ",=f" : "=f");
-  }
+  std::string d;
+  llvm::raw_string_ostream ds(d);
   for (int64_t r = 0; r < regs; ++r)
-    cs << "," << r;
-  cs << ",r,r,r,r,l";
+    ds << (r ? ", $" : "$") << r;
+  std::string constraints = tiedConstraints(regs, 'f') + ",r,r,r,r,l";
   // Operand numbers: the outputs, the tied inputs, then A's four registers and B's descriptor.
   int64_t aAt = 2 * regs, bAt = aAt + 4;
   std::string ptx = llvm::formatv("{{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -82,12 +90,7 @@ Value registerAProduct(ConversionPatternRewriter &rw, Location loc, Value frag, 
 /// each use, and ptxas would fence again before every product.
 SmallVector<Value> pinBeforeFence(ConversionPatternRewriter &rw, Location loc,
                                   ArrayRef<Value> regs) {
-  std::string constraints;
-  llvm::raw_string_ostream cs(constraints);
-  for (size_t r = 0; r < regs.size(); ++r)
-    cs << (r ? ",=r" : "=r");
-  for (size_t r = 0; r < regs.size(); ++r)
-    cs << "," << r;
+  std::string constraints = tiedConstraints(regs.size(), 'r');
   auto ty = LLVM::LLVMStructType::getLiteral(rw.getContext(),
                                              SmallVector<Type>(regs.size(), rw.getI32Type()));
   Value pinned = inlinePTX(rw, loc, ty, regs, "", constraints, /*sideEffects=*/true);
