@@ -83,22 +83,61 @@ for m, n, dt in ((32768, 4096, torch.bfloat16), (16384, 8192, torch.float32)):
             print("BASELINE triton softmax %s %dx%d num_warps=%d: %.3f ms %.2f TB/s%s" % (
                 str(dt).split(".")[1], m, n, w, t, nbytes / t / 1e9, "" if good else " CHECK FAILED"))
 
-# Attention: PyTorch SDPA (flash backend), full and causal.
+# Attention: PyTorch SDPA (flash and cuDNN backends), full and causal; with
+# --attention also head dims 256, a long sequence and grouped-query attention
+# (32 query heads over 8 key/value heads: SDPA's enable_gqa, or where a backend
+# refuses it, the key/value heads repeated to the query heads: the same FLOPs).
+# Rows 0..63 and the last 64 rows of the first (batch, head) are checked
+# against float64.
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
-for (B, H, N, D) in ((4, 32, 4096, 128), (4, 32, 4096, 64)):
-    q, k, v = (torch.randn(B, H, N, D, device=dev, dtype=torch.bfloat16) for _ in range(3))
+
+def attention_ref(q, k, v, causal, rows):
+    s = (q[rows].double() @ k.double().T) / math.sqrt(q.shape[-1])
+    if causal:
+        cols = torch.arange(k.shape[0], device=q.device)
+        s = s.masked_fill(cols[None, :] > rows[:, None], float("-inf"))
+    return torch.softmax(s, -1) @ v.double()
+
+
+shapes = [(4, 32, 32, 4096, 128), (4, 32, 32, 4096, 64)]
+if "--attention" in sys.argv:
+    shapes += [(4, 32, 32, 4096, 256), (1, 32, 32, 16384, 128), (4, 32, 8, 4096, 128)]
+for (B, H, HK, N, D) in shapes:
+    q = torch.randn(B, H, N, D, device=dev, dtype=torch.bfloat16)
+    k, v = (torch.randn(B, HK, N, D, device=dev, dtype=torch.bfloat16) for _ in range(2))
+    rows = torch.cat([torch.arange(64), torch.arange(N - 64, N)]).to(dev)
+    label = "B%d H%d N%d D%d" % (B, H, N, D) if HK == H else "GQA B%d H%d/%d N%d D%d" % (B, H, HK, N, D)
     for causal in (False, True):
+        if N > 4096 and causal:
+            continue
         flops = 4 * B * H * N * N * D / (2 if causal else 1)
+        want = attention_ref(q[0, 0], k[0, 0], v[0, 0], causal, rows)
         for name, backend in (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+            how = ""
             try:
                 with sdpa_kernel(backend):
-                    f = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                    if HK == H:
+                        f = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                    else:
+                        try:
+                            f = lambda: torch.nn.functional.scaled_dot_product_attention(
+                                q, k, v, is_causal=causal, enable_gqa=True)
+                            f()
+                        except Exception:
+                            ke, ve = (x.repeat_interleave(H // HK, dim=1) for x in (k, v))
+                            f = lambda: torch.nn.functional.scaled_dot_product_attention(q, ke, ve, is_causal=causal)
+                            how = " (key/value heads repeated)"
                     o = f()
+                    err = (o[0, 0, rows].double() - want).abs().max().item()
+                    good = err < 2e-2
+                    ok &= good
                     t = median_ms(f)
-                print("BASELINE SDPA-%s attention B%d H%d N%d D%d %s: %.3f ms %.1f TFLOP/s" % (
-                    name, B, H, N, D, "causal" if causal else "full", t, flops / t / 1e9))
+                print("BASELINE SDPA-%s attention %s %s: %.3f ms %.1f TFLOP/s%s%s" % (
+                    name, label, "causal" if causal else "full", t, flops / t / 1e9, how,
+                    "" if good else " CHECK FAILED (max abs err %.3g)" % err))
             except Exception as e:
-                print("BASELINE SDPA-%s unavailable: %s" % (name, str(e).splitlines()[0]))
+                print("BASELINE SDPA-%s %s unavailable: %s" % (name, label, str(e).splitlines()[0]))
+            torch.cuda.empty_cache()
 print("BASELINE", "all checks passed" if ok else "SOME CHECKS FAILED")
 sys.exit(0 if ok else 1)

@@ -325,7 +325,29 @@ tessera::autotune::chooseDefault(jit::Compiler &compiler, const jit::Program &pr
       break;
     }
   }
-  if (chosen)
-    return chosen->config.params;
-  return std::map<std::string, int64_t>{};
+  std::map<std::string, int64_t> params = chosen->config.params;
+  // A loop computing several dots (attention's) on wgmma and TMA gets the
+  // producer warpgroup the tuner tries for it unasked: measured faster at
+  // every tile of attention and causal attention, D=128 and D=64 (H100,
+  // docs/BENCHMARKS.md, 2026-12-06). Without aligned tensors it would be the
+  // plain cp.async loop anyway.
+  auto warps = params.find("num_warps");
+  int64_t numWarps = warps == params.end() ? kDefaultNumWarps : warps->second;
+  if (target.hasWgmma() && target.hasTMA() && req.aligned && req.unalignedArgs.empty() &&
+      (numWarps == 4 || numWarps == 8)) {
+    jit::CompileRequest cr = req;
+    cr.kernel = sig->name;
+    cr.params = params;
+    cr.params[kWarpSpecializeOption] = 1;
+    bool specialize = false;
+    if (llvm::Error e = compiler.inspect(program, cr, [&](tile::KernelOp k) {
+          specialize = loopWithSeveralDots(k) && warpSpecializeReason(k).empty() &&
+                       pruneReason(k, target).empty();
+          return llvm::Error::success();
+        }))
+      return std::move(e);
+    if (specialize)
+      params = std::move(cr.params);
+  }
+  return params;
 }

@@ -98,7 +98,9 @@ llvm::Expected<std::vector<Ranked>> rank(jit::Compiler &compiler, const jit::Pro
 
 /// The parameters a launch of `req` (no explicit parameters) uses without a
 /// tuning-database entry: among the configurations pruning keeps, within 3% of
-/// the fastest estimate, the one with the most bytes in flight; empty (the
+/// the fastest estimate, the one with the most bytes in flight, with a
+/// producer warpgroup (`warp-specialize`) where its loop computes several dots
+/// on a target with wgmma and TMA and the tensors are aligned; empty (the
 /// declared default) for a kernel without tune clauses or estimates.
 llvm::Expected<std::map<std::string, int64_t>>
 chooseDefault(jit::Compiler &compiler, const jit::Program &program, const jit::CompileRequest &req,

@@ -440,5 +440,32 @@ std::vector<PairSpec> tessera::bench::suite(const std::string &dir) {
     p.flops = 4.0 * 4 * 32 * n * n * 128;
     out.push_back(p);
   }
+  // The shapes people run (no hand-written twin; PyTorch's SDPA rivals are in
+  // scripts/device-baselines.py): causal, head dims 64 and 256, a long
+  // sequence, grouped-query (32 query heads over 8 key/value heads). FLOPs
+  // 4 B H N^2 D, half for causal.
+  struct Row {
+    const char *label, *file;
+    int64_t b, h, hk, n, d;
+    bool causal;
+  };
+  for (const Row &r :
+       {Row{"causal B4 H32 N4096 D128", "causal_attention", 4, 32, 0, 4096, 128, true},
+        Row{"B4 H32 N4096 D64", "attention", 4, 32, 0, 4096, 64, false},
+        Row{"causal B4 H32 N4096 D64", "causal_attention", 4, 32, 0, 4096, 64, true},
+        Row{"B4 H32 N4096 D256", "attention", 4, 32, 0, 4096, 256, false},
+        Row{"causal B4 H32 N4096 D256", "causal_attention", 4, 32, 0, 4096, 256, true},
+        Row{"B1 H32 N16384 D128", "attention", 1, 32, 0, 16384, 128, false},
+        Row{"GQA B4 H32/8 N4096 D128", "gqa_attention", 4, 32, 8, 4096, 128, false}}) {
+    PairSpec p{"attention", r.label, dir + "/examples/" + r.file + ".tile", "", "", ""};
+    p.dims = {{"B", r.b}, {"H", r.h}, {"N", r.n}, {"D", r.d}};
+    p.scalars = {{"scale", 1 / std::sqrt((double)r.d)}};
+    if (r.hk) {
+      p.dims["HK"] = r.hk;
+      p.scalars["causal"] = r.causal;
+    }
+    p.flops = 4.0 * r.b * r.h * r.n * r.n * r.d * (r.causal ? 0.5 : 1.0);
+    out.push_back(p);
+  }
   return out;
 }

@@ -63,9 +63,11 @@ std::vector<double> tessera::testutil::attentionRef(const HostTensor &q, const H
                                                     const HostTensor &v, bool causal,
                                                     double scale) {
   int64_t bh = q.shape[0] * q.shape[1], n = q.shape[2], d = q.shape[3];
+  int64_t group = q.shape[1] / k.shape[1]; // query heads per key/value head
   std::vector<double> o(bh * n * d, 0.0), s(n);
   for (int64_t z = 0; z < bh; ++z) {
-    const double *Q = &q.v[z * n * d], *K = &k.v[z * n * d], *V = &v.v[z * n * d];
+    int64_t kv = z / q.shape[1] * k.shape[1] + z % q.shape[1] / group;
+    const double *Q = &q.v[z * n * d], *K = &k.v[kv * n * d], *V = &v.v[kv * n * d];
     for (int64_t i = 0; i < n; ++i) {
       double mx = -INFINITY, sum = 0;
       int64_t lim = causal ? i + 1 : n;

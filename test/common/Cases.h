@@ -60,6 +60,7 @@ void addElementwiseCases(std::vector<ProgramCase> &out,
 void addIndexedCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likewise
 void addAtomicCases(std::vector<ProgramCase> &out, std::mt19937 &rng);  // likewise
 void addDecodeCases(std::vector<ProgramCase> &out, std::mt19937 &rng);  // part of exampleCases
+void addAttentionCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likewise
 void addScanCases(std::vector<ProgramCase> &out, std::mt19937 &rng);    // part of testProgramCases
 void addReshapeCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likewise
 void addF64Cases(std::vector<ProgramCase> &out, std::mt19937 &rng);     // likewise
@@ -105,6 +106,7 @@ inline HostTensor ints(std::mt19937 &rng, DType d, std::vector<int64_t> s, int64
 std::vector<double> matmulRef(const HostTensor &a, const HostTensor &b, int64_t m, int64_t n,
                               int64_t k, bool aT, bool bT = false);
 /// softmax(Q K^T * scale) V per (batch, head) over [B, H, N, D]; keys j <= i when causal.
+/// K and V may have fewer heads (grouped-query): query head h reads h / (H / HK).
 std::vector<double> attentionRef(const HostTensor &q, const HostTensor &k, const HostTensor &v,
                                  bool causal, double scale);
 /// Marks arguments `idx` of `c` as bit-exact between the GPU and the interpreter.

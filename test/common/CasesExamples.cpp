@@ -445,5 +445,7 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
                   {"tma-store", 1}});
   std::mt19937 decodeRng(1616);
   addDecodeCases(out, decodeRng);
+  std::mt19937 attentionRng(1515);
+  addAttentionCases(out, attentionRng);
   return out;
 }

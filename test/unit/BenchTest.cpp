@@ -1,4 +1,5 @@
 //===- BenchTest.cpp - the bench's convention and reports (no GPU) --------===//
+#include "runtime/autotune/Model.h"
 #include "runtime/bench/Baseline.h"
 #include "runtime/bench/Compare.h"
 
@@ -108,6 +109,37 @@ TEST(BenchReports, TableJsonAndSvg) {
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("<polyline"), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+// Every row of `tessera bench --suite` names a program and kernel that exist,
+// a size for every dimension and a value for every scalar, and compiles for
+// sm_90a in the configuration a launch without a tuning entry takes.
+TEST(BenchSuite, EveryRowCompilesInItsDefaultConfiguration) {
+  auto target = *target::TargetInfo::lookup("sm_90a");
+  jit::Compiler compiler;
+  for (const PairSpec &spec : suite(TESSERA_SOURCE_DIR)) {
+    SCOPED_TRACE(spec.family + " " + spec.label);
+    auto p = jit::Program::fromFile(spec.tileFile);
+    ASSERT_TRUE((bool)p) << llvm::toString(p.takeError());
+    auto sig = (*p)->kernel(spec.kernel);
+    ASSERT_TRUE((bool)sig) << llvm::toString(sig.takeError());
+    for (const std::string &d : dimOrder(*sig))
+      EXPECT_TRUE(spec.dims.count(d)) << "no size for " << d;
+    for (const jit::ParamInfo &param : sig->params)
+      EXPECT_TRUE(param.isTensor || spec.scalars.count(param.name))
+          << "no value for " << param.name;
+    EXPECT_GT(spec.flops + spec.bytes, 0);
+    jit::CompileRequest req;
+    req.kernel = sig->name;
+    req.dims = spec.dims;
+    req.arch = "sm_90a";
+    req.numSms = 132;
+    auto params = autotune::chooseDefault(compiler, **p, req, target, 132);
+    ASSERT_TRUE((bool)params) << llvm::toString(params.takeError());
+    req.params = *params;
+    auto ck = compiler.compile(**p, req);
+    EXPECT_TRUE((bool)ck) << (ck ? "" : llvm::toString(ck.takeError()));
+  }
 }
 
 } // namespace

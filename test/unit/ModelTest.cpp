@@ -68,12 +68,19 @@ TEST_P(ModelDefault, ChoosesTilesForTheSize) {
 // Large squares take the widest tile that fits with the deepest pipeline;
 // sizes with fewer tiles than multiprocessors take narrower tiles that fill
 // them; M = 64 wastes no rows; memory-bound kernels keep the declared order.
+// Attention's loop (two dots) gets a producer warpgroup where wgmma and TMA
+// exist; matmul's does not (the tuner measures it).
 const Size kSizes[] = {
     {"Matmul4096",
      "matmul.tile",
      {{"M", 4096}, {"N", 4096}, {"K", 4096}},
      "sm_90a",
-     {{"BM", 128}, {"BN", 256}, {"BK", 64}, {"num_stages", 4}, {"num_warps", 8}}},
+     {{"BM", 128},
+      {"BN", 256},
+      {"BK", 64},
+      {"num_stages", 4},
+      {"num_warps", 8},
+      {"warp-specialize", 0}}},
     {"Matmul8192",
      "matmul.tile",
      {{"M", 8192}, {"N", 8192}, {"K", 8192}},
@@ -97,6 +104,21 @@ const Size kSizes[] = {
      {{"BM", 128}, {"BN", 128}}},
     {"Softmax", "softmax.tile", {{"M", 4096}, {"N", 4096}}, "sm_90a", {{"num_warps", 4}}},
     {"Attention", "attention.tile", {{"B", 4}, {"H", 16}, {"N", 2048}, {"D", 64}}, "sm_90a", {}},
+    {"AttentionD128",
+     "attention.tile",
+     {{"B", 4}, {"H", 32}, {"N", 4096}, {"D", 128}},
+     "sm_90a",
+     {{"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"warp-specialize", 1}}},
+    {"CausalD64",
+     "causal_attention.tile",
+     {{"B", 4}, {"H", 32}, {"N", 4096}, {"D", 64}},
+     "sm_90a",
+     {{"BM", 128}, {"num_warps", 8}, {"warp-specialize", 1}}},
+    {"AttentionSm80",
+     "attention.tile",
+     {{"B", 4}, {"H", 32}, {"N", 4096}, {"D", 128}},
+     "sm_80",
+     {{"warp-specialize", 0}}},
     {"Layernorm", "layernorm.tile", {{"M", 4096}, {"N", 1000}}, "sm_90a", {}},
 };
 
