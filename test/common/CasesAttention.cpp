@@ -2,7 +2,8 @@
 //
 // examples/gqa_attention.tile (grouped-query and multi-query attention, full
 // and causal) against float64 references at ragged sequence lengths, with the
-// producer warpgroup where sm_90a gives one. Tolerances as attention's: bf16
+// producer warpgroup where sm_90a gives one, and its compute warpgroups taking
+// turns. Tolerances as attention's: bf16
 // inputs and output, f32 statistics.
 //
 //===----------------------------------------------------------------------===//
@@ -54,4 +55,12 @@ void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt
       {{"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1}});
   gqa(out, rng, true, 2, 4, 2, 257, 64,
       {{"BM", 128}, {"BN", 64}, {"num_warps", 8}, {"num_stages", 3}, {"warp-specialize", 1}});
+  // The compute warpgroups taking turns (tile-pingpong).
+  gqa(out, rng, true, 1, 8, 2, 300, 128,
+      {{"BM", 128},
+       {"BN", 128},
+       {"num_warps", 8},
+       {"num_stages", 2},
+       {"warp-specialize", 1},
+       {"pingpong", 1}});
 }
