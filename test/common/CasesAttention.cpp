@@ -1,7 +1,8 @@
 //===- CasesAttention.cpp - attention variants beyond examples/attention --===//
 //
 // examples/gqa_attention.tile (grouped-query and multi-query attention, full
-// and causal) against float64 references at ragged sequence lengths, with the
+// and causal) and examples/varlen_attention.tile (packed batches of sequences
+// of any length) against float64 references at ragged sequence lengths, with the
 // producer warpgroup where sm_90a gives one, and its compute warpgroups taking
 // turns. Tolerances as attention's: bf16
 // inputs and output, f32 statistics.
@@ -9,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "test/common/Cases.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace tessera;
@@ -44,6 +46,61 @@ void gqa(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal, int64_t 
   out.push_back(std::move(c));
 }
 
+/// examples/varlen_attention.tile: sequences of `lens` packed into [T, H, D],
+/// each against attentionRef on its own rows.
+void varlen(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal,
+            std::vector<int64_t> lens, int64_t h, int64_t d,
+            std::map<std::string, int64_t> params = {}) {
+  std::vector<int64_t> cu = {0};
+  for (int64_t n : lens)
+    cu.push_back(cu.back() + n);
+  int64_t t = cu.back(), longest = *std::max_element(lens.begin(), lens.end());
+  std::string name = std::string(causal ? "varlen_attention_causal" : "varlen_attention") + "_s" +
+                     std::to_string(lens.size()) + "_t" + std::to_string(t) + "_h" +
+                     std::to_string(h) + "_d" + std::to_string(d);
+  for (auto &[p, v] : params)
+    name += "_" +
+            std::string(p == "num_warps"    ? "w"
+                        : p == "num_stages" ? "s"
+                                            : p) +
+            std::to_string(v);
+  ProgramCase c{name, "examples/varlen_attention.tile"};
+  c.params = std::move(params);
+  HostTensor offsets(DType::I32, {(int64_t)cu.size()});
+  for (size_t i = 0; i < cu.size(); ++i)
+    offsets.v[i] = (double)cu[i];
+  double scale = 1.0 / std::sqrt((double)d);
+  std::vector<int64_t> shape = {t, h, d};
+  c.args = {in("q", rnd(rng, DType::BF16, shape, -2, 2)),
+            in("k", rnd(rng, DType::BF16, shape, -2, 2)),
+            in("v", rnd(rng, DType::BF16, shape)),
+            output("o", DType::BF16, shape),
+            in("cu_seqlens", offsets),
+            scalar("max_seqlen", (double)longest),
+            scalar("scale", scale),
+            scalar("causal", causal ? 1 : 0)};
+  c.check = [=](const std::vector<CaseArg> &a) {
+    std::vector<double> want(t * h * d);
+    for (size_t z = 0; z + 1 < cu.size(); ++z) {
+      int64_t n = cu[z + 1] - cu[z];
+      // Sequence z as [1, H, n, D], its reference scattered back.
+      std::vector<HostTensor> seq(3, HostTensor(DType::BF16, {1, h, n, d}));
+      for (int x = 0; x < 3; ++x)
+        for (int64_t r = 0; r < n; ++r)
+          for (int64_t g = 0; g < h; ++g)
+            for (int64_t e = 0; e < d; ++e)
+              seq[x].v[(g * n + r) * d + e] = a[x].t.v[((cu[z] + r) * h + g) * d + e];
+      std::vector<double> ref = attentionRef(seq[0], seq[1], seq[2], causal, scale);
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t g = 0; g < h; ++g)
+          for (int64_t e = 0; e < d; ++e)
+            want[((cu[z] + r) * h + g) * d + e] = ref[(g * n + r) * d + e];
+    }
+    return closeTo("o", a[3].t, want, 1e-2, 1.6e-2);
+  };
+  out.push_back(std::move(c));
+}
+
 } // namespace
 
 void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt19937 &rng) {
@@ -55,6 +112,12 @@ void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt
       {{"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1}});
   gqa(out, rng, true, 2, 4, 2, 257, 64,
       {{"BM", 128}, {"BN", 64}, {"num_warps", 8}, {"num_stages", 3}, {"warp-specialize", 1}});
+  // Packed batches: sequences shorter than one block, of one row, ragged,
+  // and longer than the rest; full and causal, D 64 and 128.
+  varlen(out, rng, false, {100, 257, 1, 64}, 2, 64);
+  varlen(out, rng, true, {300, 17, 129}, 3, 128);
+  varlen(out, rng, true, {200, 64, 333}, 2, 64,
+         {{"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 3}});
   // The compute warpgroups taking turns (tile-pingpong).
   gqa(out, rng, true, 1, 8, 2, 300, 128,
       {{"BM", 128},
