@@ -464,7 +464,8 @@ def _launch_key(args, params):
         if type(a) is float or type(a) is int:
             key.append(type(a))
         elif tensor is not None and isinstance(a, tensor):
-            key.append((a.dtype, a.shape, a.stride(), a.device))
+            # get_device(): the CUDA index, -1 on the CPU (cheaper than .device).
+            key.append((a.dtype, a.shape, a.stride(), a.get_device()))
         else:
             return None
     if params:
@@ -477,6 +478,11 @@ def _stream_handle(stream, device_index):
         torch = sys.modules.get("torch")
         if torch is None:
             return None
+        # The raw handle without a Stream object (what Triton's launcher calls),
+        # where this torch has it.
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None:
+            return raw(device_index)
         return torch.cuda.current_stream(device_index).cuda_stream
     if isinstance(stream, int):
         return stream
