@@ -379,6 +379,10 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
              {"num_stages", 2},
              {"warp-specialize", 1},
              {"persistent", 1}});
+  // Head dim 96, not a power of two: the tiles are padded to 128 and masked
+  // (tile-pad-extents); full and causal at ragged N.
+  attention(out, rng, false, 1, 2, 200, 96);
+  attention(out, rng, true, 2, 1, 333, 96);
   // The two compute warpgroups taking turns (tile-pingpong; on sm_90a with
   // the producer warpgroup, elsewhere nothing changes): full and causal at
   // ragged N, D=64 and 128, BN=64 and 128, the log-sum-exp output, and
