@@ -480,7 +480,7 @@ def _stream_handle(stream, device_index):
             return None
         # The raw handle without a Stream object (what Triton's launcher calls),
         # where this torch has it.
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
         if raw is not None:
             return raw(device_index)
         return torch.cuda.current_stream(device_index).cuda_stream

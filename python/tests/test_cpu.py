@@ -289,6 +289,9 @@ class LaunchPlans(unittest.TestCase):
             def data_ptr(self):
                 return self.ptr
 
+            def get_device(self):
+                return self.device.index
+
             def stride(self):
                 out, step = [], 1
                 for e in reversed(self.shape):
