@@ -52,13 +52,6 @@ inline constexpr const char *kPersistentOption = "persistent";
 /// `tile.tma_store`; a store TMA cannot describe stays as it is.
 inline constexpr const char *kTmaStoreOption = "tma-store";
 
-/// The compiler's ping-pong schedule option (`--param pingpong=1`): in a
-/// warp-specialized kernel whose two compute warpgroups split the rows of a
-/// loop's waited-for dots (attention's), the warpgroups take turns issuing
-/// them (tile-pingpong). Recorded as `tile.pingpong`; ignored where it does not
-/// apply.
-inline constexpr const char *kPingPongOption = "pingpong";
-
 /// Every schedule option: its name, the kernel attribute it becomes (an i64,
 /// set only when the value differs from the default) and its range.
 struct ScheduleOption {
@@ -71,7 +64,6 @@ inline constexpr ScheduleOption kScheduleOptions[] = {
     {kWarpSpecializeOption, "tile.warp_specialize", 0, 1, 0},
     {kPersistentOption, "tile.persistent", 0, 1, 0},
     {kTmaStoreOption, "tile.tma_store", 0, 1, 0},
-    {kPingPongOption, "tile.pingpong", 0, 1, 0},
 };
 
 } // namespace tessera

@@ -407,40 +407,4 @@ def Tile_SetMaxRegistersOp : Tile_Op<"set_max_registers",
   let assemblyFormat = "attr-dict";
 }
 
-def Tile_TurnWaitOp : Tile_Op<"turn_wait", [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
-  let summary = "waits until this compute warpgroup has the turn (ping-pong)";
-  let description = [{
-    In a warp-specialized kernel with two compute warpgroups, tile-pingpong
-    lets them take turns issuing their tensor-core work, so that one runs its
-    softmax while the other's products run. Warpgroup g's turn is named
-    barrier 2 + g over both warpgroups' 256 threads: its own threads wait
-    here, the other warpgroup's arrive with `tile.turn_pass`. With `only g`,
-    only warpgroup g waits (after a loop: the turn the other passed last).
-
-    ```mlir
-    tile.turn_wait
-    tile.turn_wait only 0
-    ```
-  }];
-  let arguments = (ins OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>>:$only);
-  let assemblyFormat = "(`only` $only^)? attr-dict";
-}
-
-def Tile_TurnPassOp : Tile_Op<"turn_pass", [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
-  let summary = "passes the turn to the other compute warpgroup (ping-pong)";
-  let description = [{
-    The executing warpgroup arrives, without waiting, on the other compute
-    warpgroup's turn barrier (see `tile.turn_wait`). With `only g`, only
-    warpgroup g passes (before a loop: warpgroup 1 gives warpgroup 0 the
-    first turn).
-
-    ```mlir
-    tile.turn_pass
-    tile.turn_pass only 1
-    ```
-  }];
-  let arguments = (ins OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>>:$only);
-  let assemblyFormat = "(`only` $only^)? attr-dict";
-}
-
 #endif // TILE_SHARED_OPS_TD

@@ -344,29 +344,4 @@ def TilePersistent : Pass<"tile-persistent", "::mlir::tile::KernelOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
-def TilePingPong : Pass<"tile-pingpong", "::mlir::tile::KernelOp"> {
-  let summary = "two compute warpgroups take turns issuing a loop's waited-for dots";
-  let description = [{
-    For a warp-specialized kernel with 8 compute warps and `tile.pingpong`
-    (the compiler's `pingpong` schedule option): in a loop whose warpgroup
-    dots are waited for in the iteration and split their rows between the
-    two warpgroups, with nothing in the body that synchronises the block,
-    each dot is issued in the warpgroup's turn (`tile.turn_wait`), made
-    asynchronous, the turn passed on (`tile.turn_pass`) and then waited for
-    (`tile.warpgroup_wait`): one warpgroup's softmax overlaps the other's
-    products. Warpgroup 1 passes the first turn before the loop, warpgroup 0
-    takes the last after it. Runs after tile-insert-barriers.
-
-    ```mlir
-    %s = tile.warpgroup_dot %q, %k, %z : ...
-    // becomes
-    tile.turn_wait
-    %d = tile.warpgroup_dot %q, %k, %z {isAsync} : ...
-    tile.turn_pass
-    %s = tile.warpgroup_wait %d {pendings = 0 : i32} : ...
-    ```
-  }];
-  let dependentDialects = ["::mlir::tile::TileDialect"];
-}
-
 #endif // TESSERA_TRANSFORMS_PASSES_TD

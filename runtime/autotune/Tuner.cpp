@@ -97,14 +97,14 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
   // faster at every such configuration (docs/BENCHMARKS.md, 2026-12-05).
   bool hopper = target->hasWgmma() && target->hasTMA() && req.aligned && !configs.empty() &&
                 !req.fixed.count(kWarpSpecializeOption);
-  bool tryWarpSpecialize = hopper, alsoPersistent = req.warpSpecialize, severalDots = false;
+  bool tryWarpSpecialize = hopper, alsoPersistent = req.warpSpecialize;
   if (tryWarpSpecialize) {
     jit::CompileRequest cr = req.compileRequest(configs.front().params);
     cr.kernel = sig->name;
     cr.params[kWarpSpecializeOption] = 1;
     llvm::Error e = jit::Compiler(req.cache).inspect(program, cr, [&](mlir::tile::KernelOp k) {
-      severalDots = loopWithSeveralDots(k);
-      tryWarpSpecialize = warpSpecializeReason(k).empty() && (req.warpSpecialize || severalDots);
+      tryWarpSpecialize =
+          warpSpecializeReason(k).empty() && (req.warpSpecialize || loopWithSeveralDots(k));
       return llvm::Error::success();
     });
     if (e) { // the default's own errors surface when it compiles
@@ -120,14 +120,6 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
         continue;
       c.params[kWarpSpecializeOption] = 1;
       configs.push_back(c);
-      // Two compute warpgroups taking turns on a loop's several dots
-      // (attention's; tile-pingpong): where it does not apply (warpgroups
-      // side by side along N) it compiles to its twin's PTX, timed once.
-      if (severalDots && warps == 8 && !req.fixed.count(kPingPongOption)) {
-        Config p = c;
-        p.params[kPingPongOption] = 1;
-        configs.push_back(std::move(p));
-      }
       // Persistent too: the producer then loads the next tile's operands
       // while the compute warps store the last one.
       if (!alsoPersistent)

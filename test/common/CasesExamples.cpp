@@ -87,7 +87,6 @@ withParams(std::vector<std::pair<std::string, int64_t>> parts,
                      : name == "warp-specialize" ? "ws"
                      : name == "persistent"      ? "pers"
                      : name == "tma-store"       ? "tmast"
-                     : name == "pingpong"        ? "pp"
                                                  : name,
                      v});
   return parts;
@@ -383,22 +382,6 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   // (tile-pad-extents); full and causal at ragged N.
   attention(out, rng, false, 1, 2, 200, 96);
   attention(out, rng, true, 2, 1, 333, 96);
-  // The two compute warpgroups taking turns (tile-pingpong; on sm_90a with
-  // the producer warpgroup, elsewhere nothing changes): full and causal at
-  // ragged N, D=64 and 128, BN=64 and 128, the log-sum-exp output, and
-  // persistent (the turns balance per tile).
-  std::map<std::string, int64_t> turns = {
-      {"BM", 128},    {"BN", 128}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1},
-      {"pingpong", 1}};
-  attention(out, rng, false, 1, 2, 520, 128, turns);
-  attention(out, rng, false, 2, 2, 333, 64, turns);
-  turns["BN"] = 64;
-  turns["num_stages"] = 3;
-  attention(out, rng, true, 1, 3, 400, 128, turns);
-  attentionLse(out, rng, true, 1, 2, 257, 64, turns);
-  turns["persistent"] = 1;
-  turns["num_stages"] = 2;
-  attention(out, rng, false, 2, 24, 600, 64, turns);
   // Epilogues through shared memory and TMA stores (on sm_90a; elsewhere the
   // option changes nothing): ragged M and N over the wide tile; persistent
   // and warp-specialized with four stages of the wide tile, with ragged

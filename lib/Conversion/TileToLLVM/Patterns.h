@@ -22,7 +22,6 @@ void populateDotPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &pattern
 void populateSharedPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateWgmmaPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateTmaPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
-void populateTurnPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateTmaStorePatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populateSplitKPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);
 void populatePrintPatterns(TileTypeConverter &tc, mlir::RewritePatternSet &patterns);

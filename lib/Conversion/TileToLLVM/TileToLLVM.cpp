@@ -239,7 +239,6 @@ struct ConvertTileToLLVM : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> 
       populateSharedPatterns(tc, patterns);
       populateWgmmaPatterns(tc, patterns);
       populateTmaPatterns(tc, patterns);
-      populateTurnPatterns(tc, patterns);
       populateTmaStorePatterns(tc, patterns);
       populateSplitKPatterns(tc, patterns);
       if (failed(applyPartialConversion(module, target, std::move(patterns))))

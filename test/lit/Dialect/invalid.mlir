@@ -540,18 +540,6 @@ tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
 
 // -----
 
-tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
-^bb0(%a: !tile.tensor<?x?xbf16>):
-  %c = arith.constant 1 : i32
-  tile.yield %c : i32
-} {
-  // expected-error @+1 {{'tile.turn_wait' op attribute 'only' failed to satisfy constraint}}
-  tile.turn_wait only 2
-  tile.return
-}
-
-// -----
-
 tile.kernel @k(%x: !tile.tensor<?x?xf32>) grid {
 ^bb0(%a: !tile.tensor<?x?xf32>):
   %c = arith.constant 1 : i32

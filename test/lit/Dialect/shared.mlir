@@ -55,10 +55,6 @@ tile.kernel @pipeline(%k: !tile.tensor<?x?xbf16>) grid {
 // CHECK: tile.set_max_registers {count = 40 : i32}
 // CHECK: tile.set_max_registers {count = 232 : i32, increase}
 // CHECK: tile.mbarrier_arrive %[[BARS]][%{{.*}}] : !tile.mbarrier<3>
-// CHECK: tile.turn_pass only 1
-// CHECK: tile.turn_wait
-// CHECK: tile.turn_pass
-// CHECK: tile.turn_wait only 0
 #shared = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
 tile.kernel @tma(%k: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {
 ^bb0(%a: !tile.tensor<?x?xbf16>):
@@ -78,10 +74,6 @@ tile.kernel @tma(%k: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{ar
   } else {
     tile.set_max_registers {count = 232 : i32, increase}
     tile.mbarrier_arrive %bars[%c0] : !tile.mbarrier<3>
-    tile.turn_pass only 1
-    tile.turn_wait
-    tile.turn_pass
-    tile.turn_wait only 0
   }
   tile.return
 }
