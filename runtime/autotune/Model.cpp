@@ -329,8 +329,8 @@ tessera::autotune::chooseDefault(jit::Compiler &compiler, const jit::Program &pr
   // A loop computing several dots (attention's) on wgmma and TMA gets the
   // producer warpgroup the tuner tries for it unasked: measured faster at
   // every tile of attention and causal attention, D=128 and D=64 (H100,
-  // docs/BENCHMARKS.md, 2026-12-06). Without aligned tensors it would be the
-  // plain cp.async loop anyway.
+  // docs/BENCHMARKS.md, 2026-12-06), slower at D=256. Without aligned tensors
+  // it would be the plain cp.async loop anyway.
   auto warps = params.find("num_warps");
   int64_t numWarps = warps == params.end() ? kDefaultNumWarps : warps->second;
   if (target.hasWgmma() && target.hasTMA() && req.aligned && req.unalignedArgs.empty() &&
@@ -341,8 +341,16 @@ tessera::autotune::chooseDefault(jit::Compiler &compiler, const jit::Program &pr
     cr.params[kWarpSpecializeOption] = 1;
     bool specialize = false;
     if (llvm::Error e = compiler.inspect(program, cr, [&](tile::KernelOp k) {
+          // At most 64 accumulator values per compute thread: with D=256
+          // (128 per thread) the producer's register split made ptxas spill
+          // 304 bytes and the loop measured 22-25% slower than without it.
+          int64_t perThread = 0;
+          k.getBody().walk([&](tile::DotOp dot) {
+            perThread = std::max(perThread, dot.getType().getNumElements() /
+                                                (target.warpSize() * numWarps));
+          });
           specialize = loopWithSeveralDots(k) && warpSpecializeReason(k).empty() &&
-                       pruneReason(k, target).empty();
+                       perThread <= 64 && pruneReason(k, target).empty();
           return llvm::Error::success();
         }))
       return std::move(e);

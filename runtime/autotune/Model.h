@@ -100,7 +100,8 @@ llvm::Expected<std::vector<Ranked>> rank(jit::Compiler &compiler, const jit::Pro
 /// tuning-database entry: among the configurations pruning keeps, within 3% of
 /// the fastest estimate, the one with the most bytes in flight, with a
 /// producer warpgroup (`warp-specialize`) where its loop computes several dots
-/// on a target with wgmma and TMA and the tensors are aligned; empty (the
+/// on a target with wgmma and TMA, the tensors are aligned and no dot holds more
+/// than 64 accumulator values per compute thread; empty (the
 /// declared default) for a kernel without tune clauses or estimates.
 llvm::Expected<std::map<std::string, int64_t>>
 chooseDefault(jit::Compiler &compiler, const jit::Program &program, const jit::CompileRequest &req,

@@ -69,7 +69,8 @@ TEST_P(ModelDefault, ChoosesTilesForTheSize) {
 // sizes with fewer tiles than multiprocessors take narrower tiles that fill
 // them; M = 64 wastes no rows; memory-bound kernels keep the declared order.
 // Attention's loop (two dots) gets a producer warpgroup where wgmma and TMA
-// exist; matmul's does not (the tuner measures it).
+// exist, but not with D=256's accumulator; matmul's does not (the tuner
+// measures it).
 const Size kSizes[] = {
     {"Matmul4096",
      "matmul.tile",
@@ -114,6 +115,11 @@ const Size kSizes[] = {
      {{"B", 4}, {"H", 32}, {"N", 4096}, {"D", 64}},
      "sm_90a",
      {{"BM", 128}, {"num_warps", 8}, {"warp-specialize", 1}}},
+    {"AttentionD256",
+     "attention.tile",
+     {{"B", 4}, {"H", 32}, {"N", 4096}, {"D", 256}},
+     "sm_90a",
+     {{"warp-specialize", 0}}},
     {"AttentionSm80",
      "attention.tile",
      {{"B", 4}, {"H", 32}, {"N", 4096}, {"D", 128}},
