@@ -346,8 +346,8 @@ tessera::autotune::chooseDefault(jit::Compiler &compiler, const jit::Program &pr
           // 304 bytes and the loop measured 22-25% slower than without it.
           int64_t perThread = 0;
           k.getBody().walk([&](tile::DotOp dot) {
-            perThread = std::max(perThread, dot.getType().getNumElements() /
-                                                (target.warpSize() * numWarps));
+            perThread = std::max(perThread,
+                                 dot.getType().getNumElements() / (target.warpSize() * numWarps));
           });
           specialize = loopWithSeveralDots(k) && warpSpecializeReason(k).empty() &&
                        perThread <= 64 && pruneReason(k, target).empty();
