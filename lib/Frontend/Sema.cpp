@@ -260,15 +260,17 @@ bool Checker::declareKernelSymbols() {
 }
 
 void Checker::checkClauses() {
-  // where: compile-time integers, each visible to the later ones and to the body.
+  // where: compile-time integers or bools, each visible to the later ones and to
+  // the body.
   mode_ = Mode::Where;
   for (WhereDecl &w : k_.wheres) {
     check(*w.value);
     std::optional<int64_t> value;
     const ValueType &t = w.value->type;
     if (!t.isError()) {
-      if (!t.isScalar() || !isIndexInt(t.dtype))
-        error(w.value->start(), "a 'where' value must be an i32 or i64 integer, got " + t.str());
+      if (!t.isScalar() || !(isIndexInt(t.dtype) || t.dtype == DType::Bool))
+        error(w.value->start(),
+              "a 'where' value must be an i32 or i64 integer or a bool, got " + t.str());
       else if (!w.value->constant)
         error(w.value->start(), "the 'where' value '" + w.name +
                                     "' must be computable on the host from dims, integer "
@@ -290,7 +292,8 @@ void Checker::checkClauses() {
       continue;
     }
     Symbol &s = newSymbol(Symbol::Where, w.name, w.loc);
-    s.type = value ? ValueType::scalar(DType::I32) : ValueType();
+    s.type =
+        value ? ValueType::scalar(t.dtype == DType::Bool ? DType::Bool : DType::I32) : ValueType();
     s.constant = value;
     kernelScope_[w.name] = &s;
     if (value) {
@@ -361,7 +364,8 @@ std::unique_ptr<KernelInfo> tessera::analyzeKernel(Kernel &kernel, const Special
       if (noted.insert(s->name).second)
         diags.note(s->loc, (s->kind == Symbol::Dim ? "dimension '" : "scalar '") + s->name +
                                "' has no compile-time value; using " + s->name + "=" +
-                               std::to_string(*s->hostValue) + " (pass --dim " + s->name + "=V)");
+                               std::to_string(*s->hostValue) + " (pass " +
+                               (s->kind == Symbol::Dim ? "--dim " : "--scalar ") + s->name + "=V)");
     return info;
   }
 }

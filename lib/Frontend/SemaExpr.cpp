@@ -153,8 +153,12 @@ void Checker::checkName(Expr &e) {
         return;
       }
       // The host computes the clause at launch from the scalar's value; a
-      // compilation without it cannot (a default of 0 divided by zero).
-      if (!spec_.dims.count(e.name) && !spec_.scalars.count(e.name)) {
+      // compilation without it cannot (a default of 0 divided by zero). A
+      // bool takes false, with a note, as a dim takes its default.
+      bool given = spec_.dims.count(e.name) || spec_.scalars.count(e.name);
+      if (!given && s->type.dtype == DType::Bool) {
+        defaulted_.push_back(s);
+      } else if (!given) {
         error(e.loc, "scalar '" + e.name +
                          "' is used in a 'where' clause, so compiling needs its value: --scalar " +
                          e.name + "=V");

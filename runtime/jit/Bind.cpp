@@ -133,6 +133,7 @@ llvm::Expected<Binding> tessera::jit::bindArguments(const KernelSignature &sig,
         return makeError("argument '" + p.name + "' is a bool: pass 0 or 1, got " +
                          std::to_string(v));
       b.push<uint8_t>(v != 0);
+      b.dims[p.name] = v != 0; // a bool scalar may specialize (a `where` value)
       break;
     case DType::I8:
     case DType::U8:

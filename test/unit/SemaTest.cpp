@@ -134,8 +134,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "tensor<4xbool>"},
         ErrorCase{"NumWarps", "kernel k() tune num_warps in [3] { }",
                   "test.tile:1:31: error: num_warps must be a power of two from 1 to 32, got 3"},
-        ErrorCase{"WhereFloat", "kernel k() where X = 1.5 { }",
-                  "test.tile:1:22: error: a 'where' value must be an i32 or i64 integer, got f32"},
+        ErrorCase{
+            "WhereFloat", "kernel k() where X = 1.5 { }",
+            "test.tile:1:22: error: a 'where' value must be an i32 or i64 integer or a bool, got "
+            "f32"},
         ErrorCase{"LoadInGrid", "kernel k(x: tensor<f32, [N]>) grid [load(x, [0], [])] { }",
                   "test.tile:1:37: error: 'load' cannot be used in the grid clause; only dims, "
                   "scalars, tune values and cdiv/min/max/next_pow2 are allowed there"},
@@ -173,6 +175,22 @@ TEST(Sema, WhereEvaluatedFromDims) {
   EXPECT_EQ(a.info->whereValues[0].second, 1024);
   EXPECT_EQ(a.info->whereValues[1].second, 32 + 2);
   EXPECT_TRUE(a.info->specializedDims.empty()); // where values specialize, not N
+}
+
+// A bool where value specializes the kernel on a bool scalar (or a comparison
+// of dims): the body sees a constant, so a branch on it costs nothing.
+TEST(Sema, WhereBoolSpecializes) {
+  Specialization s;
+  s.dims["N"] = 1000;
+  s.scalars["causal"] = 1;
+  Analyzed a = analyze("kernel k(x: tensor<f32, [N]>, causal: bool) "
+                       "where C = causal, BIG = N > 4096 {\n"
+                       "  if C && !BIG { }\n}",
+                       s);
+  ASSERT_TRUE(a.info) << a.diags;
+  ASSERT_EQ(a.info->whereValues.size(), 2u);
+  EXPECT_EQ(a.info->whereValues[0].second, 1);
+  EXPECT_EQ(a.info->whereValues[1].second, 0);
 }
 
 TEST(Sema, StaticExtentSpecializesDim) {

@@ -94,13 +94,13 @@ int tessera::runTune(const TuneOptions &opts) {
   req.tmaStore = opts.tmaStore;
   if (!parseIntegerItems(opts.params, "--param", req.fixed))
     return 1;
-  // Dims: every named dim; integer scalars join them (they may specialize).
+  // Dims: every named dim; integer and bool scalars join them (they may specialize).
   std::set<std::string> named;
   for (const jit::ParamInfo &p : sig->params) {
     for (const std::string &d : p.dims)
       if (!d.empty())
         named.insert(d);
-    if (!p.isTensor && isInt(p.dtype) && scalars.count(p.name))
+    if (!p.isTensor && (isInt(p.dtype) || p.dtype == DType::Bool) && scalars.count(p.name))
       req.dims[p.name] = (int64_t)scalars[p.name];
   }
   for (auto &[n, v] : dimsIn) {
