@@ -132,6 +132,9 @@ TEST(BenchSuite, EveryRowCompilesInItsDefaultConfiguration) {
     jit::CompileRequest req;
     req.kernel = sig->name;
     req.dims = spec.dims;
+    for (const jit::ParamInfo &param : sig->params) // bool scalars may specialize
+      if (!param.isTensor && param.dtype == DType::Bool && spec.scalars.count(param.name))
+        req.dims[param.name] = (int64_t)spec.scalars.at(param.name);
     req.arch = "sm_90a";
     req.numSms = 132;
     auto params = autotune::chooseDefault(compiler, **p, req, target, 132);
