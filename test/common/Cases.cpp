@@ -13,6 +13,29 @@ std::vector<ProgramCase> tessera::testutil::programCases() {
   return all;
 }
 
+std::string tessera::testutil::nameOf(const char *base,
+                                      const std::vector<std::pair<std::string, int64_t>> &parts) {
+  std::string s = base;
+  for (auto &[n, v] : parts)
+    s += "_" + n + std::to_string(v);
+  return s;
+}
+
+std::vector<std::pair<std::string, int64_t>>
+tessera::testutil::withParams(std::vector<std::pair<std::string, int64_t>> parts,
+                              const std::map<std::string, int64_t> &params) {
+  for (auto &[name, v] : params)
+    parts.push_back({name == "num_warps"         ? "w"
+                     : name == "num_stages"      ? "s"
+                     : name == "split-k"         ? "split"
+                     : name == "warp-specialize" ? "ws"
+                     : name == "persistent"      ? "pers"
+                     : name == "tma-store"       ? "tmast"
+                                                 : name,
+                     v});
+  return parts;
+}
+
 std::string tessera::testutil::closeTo(const std::string &what, const HostTensor &got,
                                        const std::vector<double> &want, double atol, double rtol) {
   if (got.v.size() != want.size())

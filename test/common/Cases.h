@@ -69,6 +69,14 @@ void addF8Cases(std::vector<ProgramCase> &out, std::mt19937 &rng);      // likew
 /// Tile extents that are not powers of two (part of testProgramCases too).
 std::vector<ProgramCase> oddExtentCases();
 
+/// A case name: `base`, then "_" NAME VALUE for each part.
+std::string nameOf(const char *base, const std::vector<std::pair<std::string, int64_t>> &parts);
+/// A case name's parts for its parameters (num_warps as w, num_stages as s,
+/// the schedule options abbreviated), after `parts` (the shape).
+std::vector<std::pair<std::string, int64_t>>
+withParams(std::vector<std::pair<std::string, int64_t>> parts,
+           const std::map<std::string, int64_t> &params);
+
 /// "" when `got` is within atol + rtol * |want| everywhere, else a summary.
 std::string closeTo(const std::string &what, const HostTensor &got, const std::vector<double> &want,
                     double atol, double rtol);

@@ -19,16 +19,9 @@ namespace {
 
 void gqa(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal, int64_t b, int64_t h,
          int64_t hk, int64_t n, int64_t d, std::map<std::string, int64_t> params = {}) {
-  std::string name = std::string(causal ? "gqa_attention_causal" : "gqa_attention") + "_b" +
-                     std::to_string(b) + "_h" + std::to_string(h) + "_hk" + std::to_string(hk) +
-                     "_n" + std::to_string(n) + "_d" + std::to_string(d);
-  for (auto &[p, v] : params)
-    name += "_" +
-            std::string(p == "num_warps"         ? "w"
-                        : p == "num_stages"      ? "s"
-                        : p == "warp-specialize" ? "ws"
-                                                 : p) +
-            std::to_string(v);
+  std::string name =
+      nameOf(causal ? "gqa_attention_causal" : "gqa_attention",
+             withParams({{"b", b}, {"h", h}, {"hk", hk}, {"n", n}, {"d", d}}, params));
   ProgramCase c{name, "examples/gqa_attention.tile"};
   c.params = std::move(params);
   std::vector<int64_t> qs = {b, h, n, d}, kvs = {b, hk, n, d};
@@ -54,15 +47,9 @@ void varlen(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal,
   for (int64_t n : lens)
     cu.push_back(cu.back() + n);
   int64_t t = cu.back(), longest = *std::max_element(lens.begin(), lens.end());
-  std::string name = std::string(causal ? "varlen_attention_causal" : "varlen_attention") + "_s" +
-                     std::to_string(lens.size()) + "_t" + std::to_string(t) + "_h" +
-                     std::to_string(h) + "_d" + std::to_string(d);
-  for (auto &[p, v] : params)
-    name += "_" +
-            std::string(p == "num_warps"    ? "w"
-                        : p == "num_stages" ? "s"
-                                            : p) +
-            std::to_string(v);
+  std::string name =
+      nameOf(causal ? "varlen_attention_causal" : "varlen_attention",
+             withParams({{"s", (int64_t)lens.size()}, {"t", t}, {"h", h}, {"d", d}}, params));
   ProgramCase c{name, "examples/varlen_attention.tile"};
   c.params = std::move(params);
   HostTensor offsets(DType::I32, {(int64_t)cu.size()});

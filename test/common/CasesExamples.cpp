@@ -16,13 +16,6 @@ using namespace tessera::testutil;
 
 namespace {
 
-std::string nameOf(const char *base, const std::vector<std::pair<std::string, int64_t>> &parts) {
-  std::string s = base;
-  for (auto &[n, v] : parts)
-    s += "_" + n + std::to_string(v);
-  return s;
-}
-
 void vectorAdd(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t n) {
   ProgramCase c{nameOf("vector_add", {{"n", n}}), "examples/vector_add.tile"};
   c.args = {in("x", rnd(rng, DType::F32, {n})), in("y", rnd(rng, DType::F32, {n})),
@@ -74,22 +67,6 @@ void rmsnorm(std::vector<ProgramCase> &out, std::mt19937 &rng, int64_t m, int64_
     return closeTo("y", a[2].t, want, 2e-2, 1.6e-2); // bf16 output: 2^-8 relative, plus f32 math
   };
   out.push_back(std::move(c));
-}
-
-/// A case name's parts for its parameters, after `parts` (the shape).
-std::vector<std::pair<std::string, int64_t>>
-withParams(std::vector<std::pair<std::string, int64_t>> parts,
-           const std::map<std::string, int64_t> &params) {
-  for (auto &[name, v] : params)
-    parts.push_back({name == "num_warps"         ? "w"
-                     : name == "num_stages"      ? "s"
-                     : name == "split-k"         ? "split"
-                     : name == "warp-specialize" ? "ws"
-                     : name == "persistent"      ? "pers"
-                     : name == "tma-store"       ? "tmast"
-                                                 : name,
-                     v});
-  return parts;
 }
 
 void matmul(std::vector<ProgramCase> &out, std::mt19937 &rng, bool tn, int64_t m, int64_t n,
