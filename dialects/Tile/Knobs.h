@@ -52,6 +52,14 @@ inline constexpr const char *kPersistentOption = "persistent";
 /// `tile.tma_store`; a store TMA cannot describe stays as it is.
 inline constexpr const char *kTmaStoreOption = "tma-store";
 
+/// The compiler's rotate-dots schedule option (`--param rotate-dots=1`): in a
+/// warp-specialized loop with two waited-for warpgroup dots, the second of
+/// which accumulates (attention's), the second dot of iteration j - 1 runs
+/// while iteration j's first dot and the work between them do (tile-rotate-dots,
+/// FlashAttention-3's intra-warpgroup overlap). Recorded as `tile.rotate_dots`;
+/// ignored where it does not apply.
+inline constexpr const char *kRotateDotsOption = "rotate-dots";
+
 /// Every schedule option: its name, the kernel attribute it becomes (an i64,
 /// set only when the value differs from the default) and its range.
 struct ScheduleOption {
@@ -64,6 +72,7 @@ inline constexpr ScheduleOption kScheduleOptions[] = {
     {kWarpSpecializeOption, "tile.warp_specialize", 0, 1, 0},
     {kPersistentOption, "tile.persistent", 0, 1, 0},
     {kTmaStoreOption, "tile.tma_store", 0, 1, 0},
+    {kRotateDotsOption, "tile.rotate_dots", 0, 1, 0},
 };
 
 } // namespace tessera

@@ -231,6 +231,36 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::tile::KernelOp"> 
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileRotateDots : Pass<"tile-rotate-dots", "::mlir::tile::KernelOp"> {
+  let summary = "overlaps a loop's second warpgroup dot with the next iteration's first";
+  let description = [{
+    With the kernel's `tile.rotate_dots` (the compiler's `rotate-dots`
+    schedule option), a warp-specialized compute loop whose two warpgroup dots
+    are waited for, the second accumulating into a loop-carried value
+    (attention's S = Q K^T and O = O * alpha + P V), is rotated: iteration j
+    issues its first dot, then the second part of iteration j - 1 (the
+    accumulator's update, the second dot, both in flight), waits for the first
+    dot only, runs the element-wise work of iteration j (the softmax) while
+    the second dot runs, then waits for it and releases iteration j - 1's
+    slot. A prologue runs the first part of iteration 0, an epilogue the
+    second part of the last; P and the scale factors are carried by the loop.
+    This is FlashAttention-3's intra-warpgroup overlap. Other loops are left
+    as they are. Runs after tile-insert-barriers.
+
+    ```mlir
+    %s = tile.warpgroup_dot %q, %kj, %zero {isAsync} : ...
+    %u = arith.mulf %acc, %alpha_prev : ...
+    %o = tile.warpgroup_dot %p_prev, %v_prev, %u {isAsync} : ...
+    %sw = tile.warpgroup_wait %s {pendings = 1 : i32} : ...
+    ... the softmax of %sw ...
+    %ow = tile.warpgroup_wait %o {pendings = 0 : i32} : ...
+    tile.mbarrier_arrive %empty[%prev_slot] : !tile.mbarrier<3>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileSinkSharedLoads : Pass<"tile-sink-shared-loads", "::mlir::ModuleOp"> {
   let summary = "moves shared-memory loads of lowered kernels down to their first use";
   let description = [{

@@ -97,14 +97,14 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
   // faster at every such configuration (docs/BENCHMARKS.md, 2026-12-05).
   bool hopper = target->hasWgmma() && target->hasTMA() && req.aligned && !configs.empty() &&
                 !req.fixed.count(kWarpSpecializeOption);
-  bool tryWarpSpecialize = hopper, alsoPersistent = req.warpSpecialize;
+  bool tryWarpSpecialize = hopper, alsoPersistent = req.warpSpecialize, severalDots = false;
   if (tryWarpSpecialize) {
     jit::CompileRequest cr = req.compileRequest(configs.front().params);
     cr.kernel = sig->name;
     cr.params[kWarpSpecializeOption] = 1;
     llvm::Error e = jit::Compiler(req.cache).inspect(program, cr, [&](mlir::tile::KernelOp k) {
-      tryWarpSpecialize =
-          warpSpecializeReason(k).empty() && (req.warpSpecialize || loopWithSeveralDots(k));
+      severalDots = loopWithSeveralDots(k);
+      tryWarpSpecialize = warpSpecializeReason(k).empty() && (req.warpSpecialize || severalDots);
       return llvm::Error::success();
     });
     if (e) { // the default's own errors surface when it compiles
@@ -120,6 +120,13 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
         continue;
       c.params[kWarpSpecializeOption] = 1;
       configs.push_back(c);
+      // The loop's second dot overlapping the next iteration's first and
+      // the softmax between them (attention's; tile-rotate-dots).
+      if (severalDots && !req.fixed.count(kRotateDotsOption)) {
+        Config r = c;
+        r.params[kRotateDotsOption] = 1;
+        configs.push_back(std::move(r));
+      }
       // Persistent too: the producer then loads the next tile's operands
       // while the compute warps store the last one.
       if (!alsoPersistent)

@@ -31,6 +31,7 @@ tessera::testutil::withParams(std::vector<std::pair<std::string, int64_t>> parts
                      : name == "warp-specialize" ? "ws"
                      : name == "persistent"      ? "pers"
                      : name == "tma-store"       ? "tmast"
+                     : name == "rotate-dots"     ? "rot"
                                                  : name,
                      v});
   return parts;

@@ -98,6 +98,21 @@ void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt
       {{"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1}});
   gqa(out, rng, true, 2, 4, 2, 257, 64,
       {{"BM", 128}, {"BN", 64}, {"num_warps", 8}, {"num_stages", 3}, {"warp-specialize", 1}});
+  // The second dot one iteration late (tile-rotate-dots), full and causal.
+  gqa(out, rng, false, 1, 8, 2, 300, 128,
+      {{"BM", 128},
+       {"BN", 128},
+       {"num_warps", 8},
+       {"num_stages", 3},
+       {"warp-specialize", 1},
+       {"rotate-dots", 1}});
+  gqa(out, rng, true, 2, 4, 1, 257, 64,
+      {{"BM", 128},
+       {"BN", 64},
+       {"num_warps", 8},
+       {"num_stages", 3},
+       {"warp-specialize", 1},
+       {"rotate-dots", 1}});
   // Packed batches: sequences shorter than one block, of one row, ragged,
   // and longer than the rest; full and causal, D 64 and 128.
   varlen(out, rng, false, {100, 257, 1, 64}, 2, 64);

@@ -355,6 +355,37 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
              {"num_stages", 2},
              {"warp-specialize", 1},
              {"persistent", 1}});
+  // The second dot one iteration late (tile-rotate-dots; on sm_90a with the
+  // producer warpgroup, elsewhere nothing changes): full and causal at ragged
+  // N, D 64 and 128, BN 64 and 128, one key block (the rotated loop runs no
+  // iteration), 4 compute warps, the log-sum-exp output, P through shared
+  // memory (not rotated), and persistent (the ring runs on across tiles).
+  std::map<std::string, int64_t> rot = wide;
+  rot["num_stages"] = 3;
+  rot["rotate-dots"] = 1;
+  attention(out, rng, false, 1, 2, 520, 128, rot);
+  attention(out, rng, true, 1, 2, 400, 64, rot);
+  attention(out, rng, false, 2, 1, 100, 128, rot);
+  rot["BN"] = 64;
+  attention(out, rng, true, 1, 3, 333, 128, rot);
+  attention(out, rng, false, 1, 2, 77, 64, rot);
+  attentionLse(out, rng, true, 1, 2, 300, 128, rot);
+  attention(out, rng, false, 1, 2, 300, 128,
+            {{"BM", 64},
+             {"BN", 64},
+             {"num_warps", 4},
+             {"num_stages", 3},
+             {"warp-specialize", 1},
+             {"rotate-dots", 1}});
+  attention(out, rng, true, 1, 2, 190, 64,
+            {{"BM", 64},
+             {"BN", 64},
+             {"num_warps", 8},
+             {"num_stages", 2},
+             {"warp-specialize", 1},
+             {"rotate-dots", 1}});
+  rot["persistent"] = 1;
+  attention(out, rng, false, 2, 24, 600, 64, rot);
   // Head dim 96, not a power of two: the tiles are padded to 128 and masked
   // (tile-pad-extents); full and causal at ragged N.
   attention(out, rng, false, 1, 2, 200, 96);

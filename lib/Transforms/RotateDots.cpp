@@ -1,0 +1,323 @@
+//===- RotateDots.cpp - tile-rotate-dots ------------------------*- C++ -*-===//
+//
+// FlashAttention-3's intra-warpgroup overlap, derived from the loop: with the
+// kernel's `tile.rotate_dots` (the compiler's `rotate-dots` schedule option),
+// a warp-specialized compute loop with two waited-for warpgroup dots, the
+// second of which accumulates into a loop-carried value (attention's
+// S = Q K^T, then O = O * alpha + P V), is rotated so that the second dot of
+// iteration j - 1 runs while the first of iteration j does and is waited for
+// only after the element-wise work between them (the softmax of block j):
+//
+//   prologue     iteration 0 without the second dot's part
+//   iteration j  first dot (async); second part of j - 1: the accumulator's
+//                update and the second dot (async); wait until one group is
+//                pending (the first dot is complete); the rest of iteration
+//                j; wait for the second dot; release j - 1's slot
+//   epilogue     the second part of the last iteration
+//
+// The second part is the dot, the pure element-wise ops between the carried
+// accumulator and its `acc` operand, and the loop's `tile.mbarrier_arrive`s
+// (its slot, holding both operands of iteration j - 1, is released once that
+// dot is complete). What it reads from iteration j - 1 is either recomputed
+// from the induction variable (slot indices, views), or carried by the loop
+// (P, the softmax's scale factors, before any broadcast). Everything runs the
+// same number of times as before; the loop is guarded so that a trip count of
+// zero runs nothing. The second part releasing its slot one iteration later
+// means a producer needs three stages to stay one iteration ahead.
+//
+// Loops that do not have this shape (one dot, an asynchronous dot, a block
+// barrier, copies or shared-memory writes in the body, no slot release) are
+// left as they are: the option is a hint, never a different result.
+// Runs after tile-insert-barriers, on tile IR with layouts.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEROTATEDOTS
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// A loop that can be rotated, and how.
+struct Rotation {
+  scf::ForOp loop;
+  WarpgroupDotOp first, second;
+  unsigned accIdx = 0; // the iter_arg the second dot accumulates into
+  /// The second part, in body order: before its wait (the accumulator's
+  /// update and the dot) and after it (the slot releases).
+  llvm::SetVector<Operation *> issue, release;
+  /// Values of iteration j - 1 the second part reads that the loop carries.
+  llvm::SetVector<Value> carried;
+};
+
+bool definedOutside(scf::ForOp loop, Value v) {
+  return !loop->isAncestor(v.getParentRegion()->getParentOp());
+}
+
+/// Whether `v` is computed by pure ops of the body from the induction
+/// variable and values from outside only (slot indices, views of slots).
+bool fromInductionVar(scf::ForOp loop, Value v, DenseMap<Value, bool> &memo) {
+  if (v == loop.getInductionVar() || definedOutside(loop, v))
+    return true;
+  auto it = memo.find(v);
+  if (it != memo.end())
+    return it->second;
+  Operation *def = v.getDefiningOp();
+  bool ok = def && def->getBlock() == loop.getBody() && isPure(def) && def->getNumRegions() == 0 &&
+            !def->hasAttr("tile.scratch_offset");
+  memo[v] = false; // no cycles in SSA; guards the recursion
+  for (Value o : ok ? def->getOperands() : ValueRange{})
+    ok = ok && fromInductionVar(loop, o, memo);
+  return memo[v] = ok;
+}
+
+/// Ops that only replicate or reshape their operand: cheaper to recompute in
+/// the second part than to carry (a row's scale factor, not its broadcast).
+bool reshapesOnly(Operation *op) { return isa<BroadcastOp, ExpandDimsOp, SplatOp>(op); }
+
+/// Collects what the second part reads from iteration j - 1 and must carry.
+void collectCarried(Rotation &r, Value v, DenseMap<Value, bool> &memo) {
+  scf::ForOp loop = r.loop;
+  if (definedOutside(loop, v) || v == loop.getInductionVar() ||
+      v == loop.getRegionIterArg(r.accIdx))
+    return;
+  Operation *def = v.getDefiningOp();
+  if (def && (r.issue.contains(def) || r.release.contains(def)))
+    return;
+  if (fromInductionVar(loop, v, memo))
+    return;
+  if (def && reshapesOnly(def)) {
+    for (Value o : def->getOperands())
+      collectCarried(r, o, memo);
+    return;
+  }
+  r.carried.insert(v);
+}
+
+bool writesShared(Operation *op) {
+  if (isa<MBarrierWaitOp, MBarrierArriveOp>(op))
+    return false;
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface) // ops with regions are checked through their ops
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffects(effects);
+  return llvm::any_of(effects, [](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Write, MemoryEffects::Allocate>(e.getEffect()) &&
+           isa<tile::SharedMemory>(e.getResource());
+  });
+}
+
+/// The rotation of `loop`, when it has the shape the file comment describes.
+std::optional<Rotation> match(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  auto step = loop.getConstantStep();
+  if (!step || !step->isStrictlyPositive())
+    return std::nullopt;
+  SmallVector<WarpgroupDotOp> dots;
+  bool bad = false;
+  loop.getBody()->walk([&](Operation *op) {
+    if (auto d = dyn_cast<WarpgroupDotOp>(op)) {
+      if (op->getBlock() != body || d.getIsAsync())
+        bad = true;
+      dots.push_back(d);
+    }
+    if (isa<BarrierOp, WarpgroupWaitOp, TmaCopyOp, AsyncCopyOp, AsyncGatherOp>(op) ||
+        writesShared(op) || (isa<MBarrierArriveOp>(op) && op->getBlock() != body))
+      bad = true;
+  });
+  if (bad || dots.size() != 2)
+    return std::nullopt;
+  Rotation r;
+  r.loop = loop;
+  r.first = dots[0];
+  r.second = dots[1];
+  Value res = r.second.getResult();
+  if (!res.hasOneUse() || !isa<scf::YieldOp>(*res.getUsers().begin()))
+    return std::nullopt;
+  r.accIdx = res.getUses().begin()->getOperandNumber();
+  Value accArg = loop.getRegionIterArg(r.accIdx);
+  // The accumulator's update: single-use pure ops from the carried value to
+  // the dot's `acc` operand, followed forward from the carried value.
+  SmallVector<Operation *> chain;
+  for (Value v = accArg;;) {
+    if (!v.hasOneUse())
+      return std::nullopt;
+    OpOperand &use = *v.getUses().begin();
+    Operation *user = use.getOwner();
+    if (user == r.second.getOperation()) {
+      if (use.get() != r.second.getAcc() || r.second.getA() == v || r.second.getB() == v)
+        return std::nullopt;
+      break;
+    }
+    if (user->getBlock() != body || !isPure(user) || user->getNumResults() != 1 ||
+        user->getNumRegions())
+      return std::nullopt;
+    chain.push_back(user);
+    v = user->getResult(0);
+  }
+  if (!r.first->isBeforeInBlock(r.second))
+    return std::nullopt;
+  for (Operation &op : *body) {
+    if (&op == r.second.getOperation() || llvm::is_contained(chain, &op))
+      r.issue.insert(&op);
+    else if (isa<MBarrierArriveOp>(op)) {
+      if (op.isBeforeInBlock(r.second))
+        return std::nullopt;
+      r.release.insert(&op);
+    }
+  }
+  if (r.release.empty()) // not a warp-specialized compute loop
+    return std::nullopt;
+  DenseMap<Value, bool> memo;
+  for (Operation *op : llvm::concat<Operation *const>(r.issue, r.release))
+    for (Value o : op->getOperands())
+      collectCarried(r, o, memo);
+  return r;
+}
+
+/// Clones the second part's `ops` with the induction variable `prevIV`,
+/// recomputing what depends only on it and on reshapes of carried values
+/// (`m` maps the accumulator and the carried values already).
+void cloneSecondPart(OpBuilder &b, Rotation &r, ArrayRef<Operation *> ops, Value prevIV,
+                     IRMapping &m) {
+  scf::ForOp loop = r.loop;
+  std::function<void(Value)> materialize = [&](Value v) {
+    if (m.contains(v) || definedOutside(loop, v))
+      return;
+    if (v == loop.getInductionVar()) {
+      m.map(v, prevIV);
+      return;
+    }
+    Operation *def = v.getDefiningOp();
+    for (Value o : def->getOperands())
+      materialize(o);
+    b.clone(*def, m);
+  };
+  for (Operation *op : ops) {
+    for (Value o : op->getOperands())
+      materialize(o);
+    b.clone(*op, m);
+  }
+}
+
+void rotate(Rotation &r) {
+  scf::ForOp loop = r.loop;
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  Location loc = loop.getLoc();
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
+  Value iv = loop.getInductionVar(), accArg = loop.getRegionIterArg(r.accIdx);
+  auto firstPart = [&](Operation &op) {
+    return !r.issue.contains(&op) && !r.release.contains(&op) && &op != yield.getOperation();
+  };
+
+  OpBuilder b(loop);
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lb, ub);
+  auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), any, /*withElse=*/true);
+  {
+    OpBuilder e = OpBuilder::atBlockEnd(&guard.getElseRegion().front());
+    scf::YieldOp::create(e, loc, loop.getInitArgs());
+  }
+  b.setInsertionPointToStart(&guard.getThenRegion().front());
+
+  // Prologue: the first part of iteration 0.
+  IRMapping pro;
+  pro.map(iv, lb);
+  for (auto [arg, init] : llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
+    pro.map(arg, init);
+  for (Operation &op : body->without_terminator())
+    if (firstPart(op))
+      b.clone(op, pro);
+  SmallVector<Value> inits;
+  for (auto [i, v] : llvm::enumerate(yield.getOperands()))
+    inits.push_back(i == r.accIdx ? loop.getInitArgs()[i] : pro.lookupOrDefault(v));
+  for (Value c : r.carried)
+    inits.push_back(pro.lookupOrDefault(c));
+
+  // The loop from the second iteration on.
+  Value from = arith::AddIOp::create(b, loc, lb, step);
+  auto rotated = scf::ForOp::create(b, loc, from, ub, step, inits);
+  rotated->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+  Block *nb = rotated.getBody();
+  OpBuilder in = OpBuilder::atBlockBegin(nb);
+  Value prevIV = arith::SubIOp::create(in, loc, rotated.getInductionVar(), step);
+  unsigned n = loop.getNumRegionIterArgs();
+  IRMapping s0, s1;
+  s0.map(iv, rotated.getInductionVar());
+  for (unsigned i = 0; i < n; ++i)
+    s0.map(loop.getRegionIterArg(i), rotated.getRegionIterArg(i));
+  s1.map(accArg, rotated.getRegionIterArg(r.accIdx));
+  for (auto [k, c] : llvm::enumerate(r.carried))
+    s1.map(c, rotated.getRegionIterArg(n + k));
+  for (Operation &op : body->without_terminator()) {
+    if (!firstPart(op))
+      continue;
+    Operation *c = in.clone(op, s0);
+    if (&op != r.first.getOperation())
+      continue;
+    // The first dot stays in flight while the second part's dot is issued.
+    cast<WarpgroupDotOp>(c).setIsAsync(true);
+    cloneSecondPart(in, r, r.issue.getArrayRef(), prevIV, s1);
+    cast<WarpgroupDotOp>(s1.lookup(r.second.getResult()).getDefiningOp()).setIsAsync(true);
+    Value w = WarpgroupWaitOp::create(in, loc, c->getResult(0).getType(), c->getResult(0), 1);
+    s0.map(r.first.getResult(), w);
+  }
+  Value second = s1.lookup(r.second.getResult());
+  Value done = WarpgroupWaitOp::create(in, loc, second.getType(), second, 0);
+  cloneSecondPart(in, r, r.release.getArrayRef(), prevIV, s1);
+  SmallVector<Value> next;
+  for (auto [i, v] : llvm::enumerate(yield.getOperands()))
+    next.push_back(i == r.accIdx ? done : s0.lookupOrDefault(v));
+  for (Value c : r.carried)
+    next.push_back(s0.lookupOrDefault(c));
+  scf::YieldOp::create(in, loc, next);
+
+  // Epilogue: the second part of the last iteration, lb + (trips - 1) * step.
+  Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(lb.getType(), 1));
+  Value span = arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb), one);
+  Value last = arith::AddIOp::create(
+      b, loc, lb, arith::MulIOp::create(b, loc, arith::DivSIOp::create(b, loc, span, step), step));
+  IRMapping ep;
+  ep.map(accArg, rotated.getResult(r.accIdx));
+  for (auto [k, c] : llvm::enumerate(r.carried))
+    ep.map(c, rotated.getResult(n + k));
+  cloneSecondPart(b, r, r.issue.getArrayRef(), last, ep);
+  cloneSecondPart(b, r, r.release.getArrayRef(), last, ep);
+  SmallVector<Value> results;
+  for (unsigned i = 0; i < n; ++i)
+    results.push_back(i == r.accIdx ? ep.lookup(r.second.getResult()) : rotated.getResult(i));
+  scf::YieldOp::create(b, loc, results);
+
+  loop.replaceAllUsesWith(guard.getResults());
+  loop.erase();
+}
+
+struct TileRotateDots : tile::impl::TileRotateDotsBase<TileRotateDots> {
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    auto opt = kernel->getAttrOfType<IntegerAttr>("tile.rotate_dots");
+    if (!opt || opt.getInt() == 0)
+      return;
+    SmallVector<scf::ForOp> loops;
+    kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      if (std::optional<Rotation> r = match(loop))
+        rotate(*r);
+  }
+};
+
+} // namespace

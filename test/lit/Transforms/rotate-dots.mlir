@@ -1,0 +1,205 @@
+// RUN: tessera-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-rotate-dots))' | FileCheck %s
+
+// Attention's compute loop after warp specialization: S = Q K^T, the row max
+// and its scale factor, P, O = O * alpha + P V, the slot released. Rotated:
+// the prologue (guarded by a non-empty range) runs iteration 0's first part
+// with its dot waited for; the loop from iteration 1 issues S (async), then
+// the previous iteration's update and P V (async, P and alpha carried by the
+// loop, V's slot recomputed from iv - 1), waits for S alone (pendings = 1),
+// runs the softmax, waits for P V, and releases the previous slot; the
+// epilogue runs the last iteration's second part.
+// CHECK-LABEL: tile.kernel @attention
+// CHECK: %[[ANY:.*]] = arith.cmpi slt, %[[LB:.*]], %[[UB:.*]] : i32
+// CHECK: %[[R:.*]]:2 = scf.if %[[ANY]]
+// CHECK: tile.mbarrier_wait %[[FULL:.*]][%{{.*}}], %{{.*}}
+// CHECK: %[[S0:.*]] = tile.warpgroup_dot %[[Q:.*]], %{{.*}}, %{{.*}} :
+// CHECK-NOT: isAsync
+// CHECK: %[[A0:.*]] = math.exp2
+// CHECK: %[[P0:.*]] = tile.convert_layout
+// CHECK-NOT: tile.mbarrier_arrive
+// CHECK: %[[FROM:.*]] = arith.addi %[[LB]], %{{.*}} : i32
+// CHECK: %[[L:.*]]:4 = scf.for %[[IV:.*]] = %[[FROM]] to %[[UB]] step %{{.*}} iter_args(%[[M:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}, %[[ALPHA:.*]] = %[[A0]], %[[P:.*]] = %[[P0]])
+// CHECK: %[[PREV:.*]] = arith.subi %[[IV]], %{{.*}} : i32
+// CHECK: tile.mbarrier_wait %[[FULL]]
+// CHECK: %[[S:.*]] = tile.warpgroup_dot %[[Q]], %{{.*}}, %{{.*}} {isAsync}
+// CHECK: %[[E:.*]] = tile.expand_dims %[[ALPHA]]
+// CHECK: %[[B:.*]] = tile.broadcast %[[E]]
+// CHECK: %[[U:.*]] = arith.mulf %[[ACC]], %[[B]]
+// CHECK: %[[VSLOT:.*]] = arith.remsi %[[PREV]], %{{.*}} : i32
+// CHECK: %[[V:.*]] = tile.memdesc_index %{{.*}}[%[[VSLOT]]]
+// CHECK: %[[O:.*]] = tile.warpgroup_dot %[[P]], %[[V]], %[[U]] {isAsync}
+// CHECK: %[[SW:.*]] = tile.warpgroup_wait %[[S]] {pendings = 1 : i32}
+// CHECK: tile.reduce max %[[SW]]
+// CHECK: %[[OW:.*]] = tile.warpgroup_wait %[[O]] {pendings = 0 : i32}
+// CHECK: %[[REL:.*]] = arith.remsi %[[PREV]], %{{.*}} : i32
+// CHECK: tile.mbarrier_arrive %[[EMPTY:.*]][%[[REL]]]
+// CHECK: scf.yield %{{.*}}, %[[OW]], %{{.*}}, %{{.*}} :
+// CHECK: %[[LAST:.*]] = arith.addi %[[LB]], %{{.*}} : i32
+// CHECK: %[[LE:.*]] = tile.expand_dims %[[L]]#2
+// CHECK: %[[LB2:.*]] = tile.broadcast %[[LE]]
+// CHECK: %[[LU:.*]] = arith.mulf %[[L]]#1, %[[LB2]]
+// CHECK: %[[LSLOT:.*]] = arith.remsi %[[LAST]], %{{.*}} : i32
+// CHECK: %[[LV:.*]] = tile.memdesc_index %{{.*}}[%[[LSLOT]]]
+// CHECK: %[[LO:.*]] = tile.warpgroup_dot %[[L]]#3, %[[LV]], %[[LU]] :
+// CHECK: tile.mbarrier_arrive %[[EMPTY]]
+// CHECK: scf.yield %[[L]]#0, %[[LO]]
+// CHECK: } else {
+// CHECK: scf.yield
+// CHECK: tile.store %{{.*}}, %[[R]]#1
+#mma = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#sw = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#swt = #tile.shared<{swizzle = 128, vec = 8, order = [0, 1]}>
+#dot = #tile.dot_op<{opIdx = 0, parent = #mma}>
+#row = #tile.slice<{dim = 1, parent = #mma}>
+tile.kernel @attention(%o: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.rotate_dots = 1 : i64} grid {
+^bb0(%z: !tile.tensor<?x?xf32>, %m: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c3 = arith.constant 3 : i32
+  %q = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %kb = tile.local_alloc : () -> !tile.memdesc<3x64x64xbf16, #sw>
+  %vb = tile.local_alloc : () -> !tile.memdesc<3x64x64xbf16, #sw>
+  %empty = tile.mbarrier_alloc {arrivals = 128 : i32} : !tile.mbarrier<3>
+  %full = tile.mbarrier_alloc {arrivals = 2 : i32} : !tile.mbarrier<3>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %ninf = arith.constant dense<0xFF800000> : tensor<64xf32, #row>
+  %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%mi = %ninf, %acc = %zero) -> (tensor<64xf32, #row>, tensor<64x64xf32, #mma>) : i32 {
+    %slot = arith.remsi %j, %c3 : i32
+    %par = arith.divsi %j, %c3 : i32
+    tile.mbarrier_wait %full[%slot], %par : !tile.mbarrier<3>
+    %ks = tile.memdesc_index %kb[%slot] : !tile.memdesc<3x64x64xbf16, #sw> -> !tile.memdesc<64x64xbf16, #sw>
+    %kt = tile.memdesc_trans %ks : !tile.memdesc<64x64xbf16, #sw> -> !tile.memdesc<64x64xbf16, #swt>
+    %vs = tile.memdesc_index %vb[%slot] : !tile.memdesc<3x64x64xbf16, #sw> -> !tile.memdesc<64x64xbf16, #sw>
+    %s = tile.warpgroup_dot %q, %kt, %zero : !tile.memdesc<64x64xbf16, #sw>, !tile.memdesc<64x64xbf16, #swt> -> tensor<64x64xf32, #mma>
+    %mx = tile.reduce max %s axis 1 : tensor<64x64xf32, #mma> -> tensor<64xf32, #row>
+    %mn = arith.maximumf %mi, %mx : tensor<64xf32, #row>
+    %d = arith.subf %mi, %mn : tensor<64xf32, #row>
+    %alpha = math.exp2 %d : tensor<64xf32, #row>
+    %e = tile.expand_dims %mn axis 1 : tensor<64xf32, #row> -> tensor<64x1xf32, #mma>
+    %eb = tile.broadcast %e : tensor<64x1xf32, #mma> -> tensor<64x64xf32, #mma>
+    %sd = arith.subf %s, %eb : tensor<64x64xf32, #mma>
+    %p = math.exp2 %sd : tensor<64x64xf32, #mma>
+    %ae = tile.expand_dims %alpha axis 1 : tensor<64xf32, #row> -> tensor<64x1xf32, #mma>
+    %ab = tile.broadcast %ae : tensor<64x1xf32, #mma> -> tensor<64x64xf32, #mma>
+    %scaled = arith.mulf %acc, %ab : tensor<64x64xf32, #mma>
+    %ph = tile.convert %p : tensor<64x64xf32, #mma> -> tensor<64x64xbf16, #mma>
+    %pd = tile.convert_layout %ph : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #dot>
+    %next = tile.warpgroup_dot %pd, %vs, %scaled : tensor<64x64xbf16, #dot>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    %rel = arith.remsi %j, %c3 : i32
+    tile.mbarrier_arrive %empty[%rel] : !tile.mbarrier<3>
+    scf.yield %mn, %next : tensor<64xf32, #row>, tensor<64x64xf32, #mma>
+  }
+  tile.store %o[%c0, %c0], %r#1 : !tile.tensor<?x?xf32>, tensor<64x64xf32, #mma>
+  tile.return
+}
+
+// -----
+
+// Not asked for (no tile.rotate_dots): unchanged.
+// CHECK-LABEL: tile.kernel @not_asked
+// CHECK: scf.for
+// CHECK-NOT: isAsync
+// CHECK-NOT: tile.warpgroup_wait
+// CHECK: tile.return
+#mma = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#sw = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#dot = #tile.dot_op<{opIdx = 0, parent = #mma}>
+tile.kernel @not_asked(%o: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.num_warps = 4 : i64} grid {
+^bb0(%z: !tile.tensor<?x?xf32>, %m: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %q = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %vb = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %empty = tile.mbarrier_alloc {arrivals = 128 : i32} : !tile.mbarrier<3>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %s = tile.warpgroup_dot %q, %vb, %zero : !tile.memdesc<64x64xbf16, #sw>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    %ph = tile.convert %s : tensor<64x64xf32, #mma> -> tensor<64x64xbf16, #mma>
+    %pd = tile.convert_layout %ph : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #dot>
+    %next = tile.warpgroup_dot %pd, %vb, %acc : tensor<64x64xbf16, #dot>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    tile.mbarrier_arrive %empty[%c0] : !tile.mbarrier<3>
+    scf.yield %next : tensor<64x64xf32, #mma>
+  }
+  tile.store %o[%c0, %c0], %r : !tile.tensor<?x?xf32>, tensor<64x64xf32, #mma>
+  tile.return
+}
+
+// -----
+
+// A block barrier in the loop (P through shared memory): unchanged.
+// CHECK-LABEL: tile.kernel @barrier
+// CHECK: scf.for
+// CHECK-NOT: isAsync
+// CHECK: tile.barrier
+// CHECK-NOT: tile.warpgroup_wait
+// CHECK: tile.return
+#mma = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#sw = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#dot = #tile.dot_op<{opIdx = 0, parent = #mma}>
+tile.kernel @barrier(%o: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.rotate_dots = 1 : i64} grid {
+^bb0(%z: !tile.tensor<?x?xf32>, %m: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %q = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %vb = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %empty = tile.mbarrier_alloc {arrivals = 128 : i32} : !tile.mbarrier<3>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %s = tile.warpgroup_dot %q, %vb, %zero : !tile.memdesc<64x64xbf16, #sw>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    %ph = tile.convert %s : tensor<64x64xf32, #mma> -> tensor<64x64xbf16, #mma>
+    %pd = tile.convert_layout %ph : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #dot>
+    tile.barrier
+    %next = tile.warpgroup_dot %pd, %vb, %acc : tensor<64x64xbf16, #dot>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    tile.mbarrier_arrive %empty[%c0] : !tile.mbarrier<3>
+    scf.yield %next : tensor<64x64xf32, #mma>
+  }
+  tile.store %o[%c0, %c0], %r : !tile.tensor<?x?xf32>, tensor<64x64xf32, #mma>
+  tile.return
+}
+
+// -----
+
+// No slot released in the loop (not a warp-specialized compute loop), and a
+// loop with one dot (matmul): unchanged.
+// CHECK-LABEL: tile.kernel @no_release
+// CHECK-NOT: isAsync
+// CHECK-NOT: tile.warpgroup_wait
+// CHECK: tile.return
+#mma = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#sw = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#dot = #tile.dot_op<{opIdx = 0, parent = #mma}>
+tile.kernel @no_release(%o: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.rotate_dots = 1 : i64} grid {
+^bb0(%z: !tile.tensor<?x?xf32>, %m: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %q = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %vb = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %empty = tile.mbarrier_alloc {arrivals = 128 : i32} : !tile.mbarrier<3>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %s = tile.warpgroup_dot %q, %vb, %zero : !tile.memdesc<64x64xbf16, #sw>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    %ph = tile.convert %s : tensor<64x64xf32, #mma> -> tensor<64x64xbf16, #mma>
+    %pd = tile.convert_layout %ph : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #dot>
+    %next = tile.warpgroup_dot %pd, %vb, %acc : tensor<64x64xbf16, #dot>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    scf.yield %next : tensor<64x64xf32, #mma>
+  }
+  %r2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %r) -> (tensor<64x64xf32, #mma>) : i32 {
+    %next = tile.warpgroup_dot %q, %vb, %acc : !tile.memdesc<64x64xbf16, #sw>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    tile.mbarrier_arrive %empty[%c0] : !tile.mbarrier<3>
+    scf.yield %next : tensor<64x64xf32, #mma>
+  }
+  tile.store %o[%c0, %c0], %r2 : !tile.tensor<?x?xf32>, tensor<64x64xf32, #mma>
+  tile.return
+}
