@@ -336,7 +336,9 @@ class Kernel:
         C arguments with the new data pointers and scalars patched in."""
         key = _launch_key(args, params)
         # Plans are per thread: a plan's arguments are patched in place.
-        plans = self._local.__dict__.setdefault("plans", {})
+        plans = getattr(self._local, "plans", None)
+        if plans is None:
+            plans = self._local.plans = {}
         plan = plans.get(key) if key is not None else None
         if plan is None:
             # DLPack producers order their work before the launch's stream
@@ -345,30 +347,32 @@ class Kernel:
             cargs, keep, device_index, views = self._args(args, "cuda", dl_stream)
             cparams, keep2 = self._params(params)
             plan = _LaunchPlan(cargs, keep + keep2, cparams, len(params), device_index or 0)
-            plan.runtime = _runtime(plan.device_index)
+            plan.c = _lib.LaunchPlan(
+                _runtime(plan.device_index),
+                self.program._handle,
+                self._name,
+                cargs,
+                len(args),
+                cparams,
+                len(params),
+            )
             if key is not None:
                 if len(plans) > 64:
                     plans.clear()
                 plans[key] = plan
         else:
-            cargs = plan.cargs
-            for i in plan.tensors:
-                cargs[i].data = args[i].data_ptr()
-            for i in plan.scalars:
-                cargs[i].scalar = args[i]
-        handle = _stream_handle(stream, plan.device_index)
-        _check(
-            _lib.lib.tessera_launch(
-                plan.runtime,
-                self.program._handle,
-                self._name,
-                plan.cargs,
-                len(args),
-                plan.cparams,
-                plan.num_params,
-                handle,
-            )
-        )
+            for i, slot in plan.pointers:
+                slot.value = args[i].data_ptr()
+            for i, slot in plan.values:
+                slot.value = args[i]
+        if stream is None and _raw_stream is not None:
+            handle = _raw_stream(plan.device_index)
+        else:
+            handle = _stream_handle(stream, plan.device_index)
+        # One C call of two arguments: the plan holds the rest.
+        status = _lib.lib.tessera_launch_planned(plan.c, handle)
+        if status:
+            _check(status)
 
     def tune(self, *args, budget=60.0, warp_specialize=False, tma_store=False):
         """Tunes the kernel for the sizes of these CUDA tensors (their data is
@@ -449,28 +453,54 @@ class _LaunchPlan:
     def __init__(self, cargs, keep, cparams, num_params, device_index):
         self.cargs, self.keep, self.cparams = cargs, keep, cparams
         self.num_params, self.device_index = num_params, device_index
-        self.tensors = [i for i, c in enumerate(cargs) if c.kind == _lib.TENSOR]
-        self.scalars = [i for i, c in enumerate(cargs) if c.kind == _lib.SCALAR]
-        self.runtime = None
+        # Views of the patched fields inside the C array: a cached launch
+        # sets them without building an Arg per argument.
+        size = ctypes.sizeof(_lib.Arg)
+        data, scalar = _lib.Arg.data.offset, _lib.Arg.scalar.offset
+        self.pointers = [
+            (i, ctypes.c_uint64.from_buffer(cargs, i * size + data))
+            for i, c in enumerate(cargs)
+            if c.kind == _lib.TENSOR
+        ]
+        self.values = [
+            (i, ctypes.c_double.from_buffer(cargs, i * size + scalar))
+            for i, c in enumerate(cargs)
+            if c.kind == _lib.SCALAR
+        ]
+        self.c = None  # the C plan: runtime, program, kernel and these arrays
 
 
 def _launch_key(args, params):
     """What decides a launch's checks and C arguments, for torch tensors and
     numbers; None for anything else (checked afresh every call)."""
+    global _torch_module, _torch_tensor, _raw_stream
     torch = sys.modules.get("torch")
-    tensor = torch.Tensor if torch is not None else None
+    if torch is not _torch_module:
+        _torch_module = torch
+        _torch_tensor = torch.Tensor if torch is not None else None
+        _raw_stream = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+    tensor = _torch_tensor
     key = []
     for a in args:
-        if type(a) is float or type(a) is int:
-            key.append(type(a))
-        elif tensor is not None and isinstance(a, tensor):
+        t = type(a)
+        if t is tensor or (tensor is not None and isinstance(a, tensor)):
             # get_device(): the CUDA index, -1 on the CPU (cheaper than .device).
             key.append((a.dtype, a.shape, a.stride(), a.get_device()))
+        elif t is float or t is int:
+            key.append(t)
         else:
             return None
     if params:
         key.append(tuple((k, type(v), v) for k, v in params.items()))
     return tuple(key)
+
+
+# The torch module last seen, its Tensor class and its raw current-stream
+# getter (None where this torch lacks it), looked up again only when the
+# module changes (a cached launch then costs one dictionary lookup).
+_torch_module = None
+_torch_tensor = None
+_raw_stream = None
 
 
 def _stream_handle(stream, device_index):

@@ -40,6 +40,18 @@ class Param(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_int64)]
 
 
+class LaunchPlan(ctypes.Structure):
+    _fields_ = [
+        ("runtime", ctypes.c_void_p),
+        ("program", ctypes.c_void_p),
+        ("kernel", ctypes.c_char_p),
+        ("args", ctypes.POINTER(Arg)),
+        ("num_args", ctypes.c_int32),
+        ("params", ctypes.POINTER(Param)),
+        ("num_params", ctypes.c_int32),
+    ]
+
+
 class ParamInfo(ctypes.Structure):
     _fields_ = [
         ("name", ctypes.c_char_p),
@@ -157,6 +169,7 @@ _signatures = {
             _P,
         ],
     ),
+    "tessera_launch_planned": (_status, [ctypes.POINTER(LaunchPlan), _P]),
     "tessera_tune": (
         _status,
         [

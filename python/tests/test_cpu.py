@@ -309,17 +309,20 @@ class LaunchPlans(unittest.TestCase):
         sys.modules["torch"] = torch
         self.launches = []
 
-        def launch(rt, prog, name, cargs, n, cparams, nparams, stream):
-            self.launches.append(([cargs[i].data or cargs[i].scalar for i in range(n)], stream))
+        def launch(plan, stream):
+            args = plan.args
+            self.launches.append(
+                ([args[i].data or args[i].scalar for i in range(plan.num_args)], stream)
+            )
             return 0
 
-        self.real_launch = tessera._lib.lib.tessera_launch
+        self.real_launch = tessera._lib.lib.tessera_launch_planned
         self.real_runtime = tessera._runtime
-        tessera._lib.lib.tessera_launch = launch
+        tessera._lib.lib.tessera_launch_planned = launch
         tessera._runtime = lambda index: ctypes.c_void_p(1)
 
     def tearDown(self):
-        tessera._lib.lib.tessera_launch = self.real_launch
+        tessera._lib.lib.tessera_launch_planned = self.real_launch
         tessera._runtime = self.real_runtime
         if self.saved is None:
             del sys.modules["torch"]

@@ -65,16 +65,43 @@ void foldSizes(tile::KernelOp kernel, const jit::KernelSignature &sig,
   (void)applyPatternsGreedily(kernel, FrozenRewritePatternSet());
 }
 
-/// The trip counts of the loops around `op` multiplied (1 for one that does
-/// not fold).
+/// A constant `v` cannot exceed: its value, or for a minimum, the least bound
+/// of its operands (causal attention's loop runs to min(cdiv(N, BN), the
+/// diagonal's block), whose second operand depends on the program).
+std::optional<int64_t> upperBound(Value v) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return c;
+  Operation *def = v.getDefiningOp();
+  if (!isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(def))
+    return std::nullopt;
+  std::optional<int64_t> least;
+  for (Value o : def->getOperands())
+    if (std::optional<int64_t> b = upperBound(o))
+      least = least ? std::min(*least, *b) : *b;
+  return least;
+}
+
+/// The trip counts of the loops around `op` multiplied: a loop whose bounds
+/// fold counts exactly, one whose upper bound is at most a constant counts
+/// that many (every program as the longest), any other one once.
 int64_t timesRun(Operation *op, tile::KernelOp kernel) {
   int64_t n = 1;
-  for (Operation *p = op->getParentOp(); p && p != kernel; p = p->getParentOp())
-    if (auto loop = dyn_cast<scf::ForOp>(p))
-      if (std::optional<APInt> trips =
-              constantTripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
-                                /*isSigned=*/true, [](Value, Value, bool) { return std::nullopt; }))
-        n *= std::max<int64_t>(0, trips->getSExtValue());
+  for (Operation *p = op->getParentOp(); p && p != kernel; p = p->getParentOp()) {
+    auto loop = dyn_cast<scf::ForOp>(p);
+    if (!loop)
+      continue;
+    if (std::optional<APInt> trips =
+            constantTripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+                              /*isSigned=*/true, [](Value, Value, bool) { return std::nullopt; })) {
+      n *= std::max<int64_t>(0, trips->getSExtValue());
+      continue;
+    }
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                           step = getConstantIntValue(loop.getStep()),
+                           ub = upperBound(loop.getUpperBound());
+    if (lb && step && ub && *step > 0)
+      n *= std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+  }
   return n;
 }
 

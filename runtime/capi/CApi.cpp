@@ -402,6 +402,13 @@ tessera_status tessera_launch(tessera_runtime *runtime, const tessera_program *p
   });
 }
 
+tessera_status tessera_launch_planned(const tessera_launch_plan *plan, void *stream) {
+  if (!plan)
+    return guarded([] { return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null plan"); });
+  return tessera_launch(plan->runtime, plan->program, plan->kernel, plan->args, plan->num_args,
+                        plan->params, plan->num_params, stream);
+}
+
 tessera_status tessera_tune(tessera_runtime *runtime, const tessera_program *program,
                             const char *kernel, const tessera_arg *args, int32_t num_args,
                             double budget_seconds, uint32_t flags, char *best, size_t best_size,

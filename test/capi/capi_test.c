@@ -251,6 +251,11 @@ int main(int argc, char **argv) {
           tessera_last_error());
   CHECK(tessera_launch(NULL, NULL, NULL, NULL, 0, NULL, 0, NULL) == TESSERA_ERROR_INVALID_ARGUMENT,
         "null launch");
+  CHECK(tessera_launch_planned(NULL, NULL) == TESSERA_ERROR_INVALID_ARGUMENT, "null plan");
+  CHECK(strstr(tessera_last_error(), "null plan") != NULL, "%s", tessera_last_error());
+  tessera_launch_plan empty = {0};
+  CHECK(tessera_launch_planned(&empty, NULL) == TESSERA_ERROR_INVALID_ARGUMENT, "empty plan");
+  CHECK(strstr(tessera_last_error(), "null runtime") != NULL, "%s", tessera_last_error());
   CHECK(tessera_tune(NULL, NULL, NULL, NULL, 0, 1.0, 0, NULL, 0, NULL) ==
             TESSERA_ERROR_INVALID_ARGUMENT,
         "null tune");

@@ -70,7 +70,8 @@ TEST_P(ModelDefault, ChoosesTilesForTheSize) {
 // them; M = 64 wastes no rows; memory-bound kernels keep the declared order.
 // Attention's loop (two dots) gets a producer warpgroup where wgmma and TMA
 // exist, but not with D=256's accumulator; matmul's does not (the tuner
-// measures it).
+// measures it). Causal attention, whose loop runs to a bound that depends on
+// the program, is ranked as its longest program (as full attention).
 const Size kSizes[] = {
     {"Matmul4096",
      "matmul.tile",
@@ -120,6 +121,11 @@ const Size kSizes[] = {
      {{"B", 4}, {"H", 32}, {"N", 4096}, {"D", 256}},
      "sm_90a",
      {{"warp-specialize", 0}}},
+    {"CausalD256",
+     "causal_attention.tile",
+     {{"B", 4}, {"H", 32}, {"N", 4096}, {"D", 256}},
+     "sm_90a",
+     {{"BM", 128}, {"BN", 64}, {"num_warps", 8}, {"warp-specialize", 0}}},
     {"AttentionSm80",
      "attention.tile",
      {{"B", 4}, {"H", 32}, {"N", 4096}, {"D", 128}},

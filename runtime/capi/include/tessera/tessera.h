@@ -147,6 +147,23 @@ TESSERA_API tessera_status tessera_launch(tessera_runtime *runtime, const tesser
                                           int32_t num_args, const tessera_param *params,
                                           int32_t num_params, void *stream);
 
+/* One launch signature's arguments in one place, for callers that launch it
+ * again and again, patching data pointers and scalars in `args` in between
+ * (the Python package does): tessera_launch_planned(plan, stream) is
+ * tessera_launch(plan->runtime, plan->program, plan->kernel, plan->args,
+ * plan->num_args, plan->params, plan->num_params, stream), every check
+ * included. The arrays stay the caller's and are read at each launch. */
+typedef struct tessera_launch_plan {
+  tessera_runtime *runtime;
+  const tessera_program *program;
+  const char *kernel;
+  const tessera_arg *args;
+  int32_t num_args;
+  const tessera_param *params;
+  int32_t num_params;
+} tessera_launch_plan;
+TESSERA_API tessera_status tessera_launch_planned(const tessera_launch_plan *plan, void *stream);
+
 /* Tunes `kernel` for the sizes of these arguments on the runtime's GPU: every
  * configuration of its tune clauses (with the flags, the compiler's schedules
  * too) compiled, then timed on random inputs of those shapes with outputs
