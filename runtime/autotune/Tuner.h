@@ -68,9 +68,19 @@ struct Timing {
   int reps = 0;
   std::string stopped; // why `stop` ended the timing early, if it did
 };
+/// How LaunchTimer empties L2 before each timed launch. Write: the 256 MiB
+/// memset alone (what Triton's do_bench does); its lines stay dirty in L2 and
+/// are written back while the timed launch runs, up to an L2 of traffic that is
+/// not the launch's own. Clean: the memset, then a kernel that reads the whole
+/// buffer, so that L2 holds clean lines only and the launch still finds none of
+/// its data there.
+enum class Flush { Write, Clean };
+/// The CUDA source of Flush::Clean's reading kernel, `tessera_l2_scrub`.
+llvm::StringRef l2ScrubSource();
+
 class LaunchTimer {
 public:
-  static llvm::Expected<LaunchTimer> create();
+  static llvm::Expected<LaunchTimer> create(Flush flush = Flush::Write);
   /// `warmup` calls, then up to `reps` timed ones; after each, `stop(times so far,
   /// seconds since the first timed call)` may end the timing with a reason.
   llvm::Expected<Timing>
@@ -80,8 +90,14 @@ public:
 private:
   LaunchTimer(cuda::DeviceBuffer f, cuda::Event a, cuda::Event b)
       : flush_(std::move(f)), a_(std::move(a)), b_(std::move(b)) {}
+  llvm::Error emptyL2(unsigned char byte);
   cuda::DeviceBuffer flush_;
   cuda::Event a_, b_;
+  // Flush::Clean: the reading kernel (NVRTC), and the word it never writes
+  // unless the data happen to hash to a marker (so its loads stay).
+  std::optional<cuda::Module> scrubModule_;
+  CUfunction scrub_ = nullptr;
+  std::optional<cuda::DeviceBuffer> sink_;
 };
 
 struct TuneRequest {

@@ -21,6 +21,9 @@
 // labelled with the file's stem. TESSERA_DECODE_ONLY="<scenario> <config>" (as a
 // line prints them, e.g. "b64_ps16 S=2 BN=64 num_warps=4 num_stages=4") runs that
 // configuration alone, for a profiler (ncu --launch-skip 3 --launch-count 1).
+// TESSERA_FLUSH=clean empties L2 with the memset and then a read of the
+// buffer (autotune::Flush::Clean), so that no dirty line of the flush is
+// written back while a sample runs; the header line names the flush.
 //
 //===----------------------------------------------------------------------===//
 #include "test/gpu/BenchUtil.h"
@@ -42,6 +45,12 @@ using namespace tessera;
 using namespace tessera::gputest;
 
 namespace {
+
+/// TESSERA_FLUSH=clean: L2 emptied without dirty lines (see the file comment).
+autotune::Flush flushMode() {
+  const char *f = getenv("TESSERA_FLUSH");
+  return f && std::string(f) == "clean" ? autotune::Flush::Clean : autotune::Flush::Write;
+}
 
 /// bf16 bits of uniform values in [-2, 2), fast enough for a gigabyte.
 struct Bf16Source {
@@ -144,7 +153,7 @@ bool run(jit::Runtime &rt, const jit::Program &prog, const Scenario &sc, double 
                                      jit::TensorArg{o.buf.get(), DType::BF16, {b, 1, kHQ, kD}, {}}};
     return std::pair{partial, combine};
   };
-  auto timer = must(autotune::LaunchTimer::create());
+  auto timer = must(autotune::LaunchTimer::create(flushMode()));
   double best = INFINITY;
   std::string bestConfig;
   std::map<std::string, int64_t> bestParams;
@@ -264,8 +273,11 @@ int tessera::gputest::decodeBenchMain(const std::string &lensDir,
   for (const std::string &path : variants)
     progs.emplace_back(" " + llvm::sys::path::stem(path).str(), must(jit::Program::fromFile(path)));
   double copy = must(bench::measureCopyTBps());
-  printf("BENCH decode device %s (%s): copy %.2f TB/s (1 GiB device to device, read + write)\n",
-         must(rt->context().name()).c_str(), rt->arch().c_str(), copy);
+  printf("BENCH decode device %s (%s): copy %.2f TB/s (1 GiB device to device, read + write); "
+         "L2 flushed by %s\n",
+         must(rt->context().name()).c_str(), rt->arch().c_str(), copy,
+         flushMode() == autotune::Flush::Clean ? "a 256 MiB memset and a read of it"
+                                               : "a 256 MiB memset");
   std::mt19937 rng(2026);
   std::uniform_int_distribution<int64_t> len(1, 8192);
   std::vector<int64_t> lens(64);

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "lib/Interpreter/Interpreter.h"
 #include "lib/Support/Npy.h"
+#include "runtime/autotune/Tuner.h"
 #include "runtime/cuda/Driver.h"
 #include "runtime/cuda/Nvrtc.h"
 #include "runtime/jit/Bind.h"
@@ -558,6 +559,22 @@ TEST(Nvrtc, CompilesCudaToPtxWithoutAGpu) {
   ASSERT_TRUE((bool)r) << llvm::toString(r.takeError());
   EXPECT_NE(r->ptx.find(".entry twice"), std::string::npos);
   EXPECT_EQ(r->lowered, "twice");
+}
+
+// The kernel with which LaunchTimer's clean flush reads L2 empty compiles to
+// PTX that loads the buffer and stores only under a condition.
+TEST(Nvrtc, TheCleanFlushKernelCompiles) {
+  auto v = tessera::cuda::nvrtcVersion();
+  if (!v) {
+    std::string why = llvm::toString(v.takeError());
+    GTEST_SKIP() << why;
+  }
+  auto r = tessera::cuda::compileCuda(tessera::autotune::l2ScrubSource(), "l2_scrub.cu",
+                                      "compute_80", {}, "tessera_l2_scrub");
+  ASSERT_TRUE((bool)r) << llvm::toString(r.takeError());
+  EXPECT_NE(r->ptx.find(".entry tessera_l2_scrub"), std::string::npos);
+  EXPECT_NE(r->ptx.find("ld.global"), std::string::npos);
+  EXPECT_NE(r->ptx.find("@%p"), std::string::npos) << "the store is conditional";
 }
 
 TEST(Nvrtc, ErrorsCarryTheCompilerLog) {
