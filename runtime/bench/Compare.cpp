@@ -442,7 +442,8 @@ std::vector<PairSpec> tessera::bench::suite(const std::string &dir) {
   }
   // The shapes people run (no hand-written twin; PyTorch's SDPA rivals are in
   // scripts/device-baselines.py): causal, head dims 64 and 256, a long
-  // sequence, grouped-query (32 query heads over 8 key/value heads). FLOPs
+  // sequence, grouped-query (32 query heads over 8 key/value heads; also with a
+  // group's heads in one program, each key/value block read once). FLOPs
   // 4 B H N^2 D, half for causal.
   struct Row {
     const char *label, *file;
@@ -456,7 +457,9 @@ std::vector<PairSpec> tessera::bench::suite(const std::string &dir) {
         Row{"B4 H32 N4096 D256", "attention", 4, 32, 0, 4096, 256, false},
         Row{"causal B4 H32 N4096 D256", "causal_attention", 4, 32, 0, 4096, 256, true},
         Row{"B1 H32 N16384 D128", "attention", 1, 32, 0, 16384, 128, false},
-        Row{"GQA B4 H32/8 N4096 D128", "gqa_attention", 4, 32, 8, 4096, 128, false}}) {
+        Row{"GQA B4 H32/8 N4096 D128", "gqa_attention", 4, 32, 8, 4096, 128, false},
+        Row{"GQA grouped B4 H32/8 N4096 D128", "gqa_grouped_attention", 4, 32, 8, 4096, 128,
+            false}}) {
     PairSpec p{"attention", r.label, dir + "/examples/" + r.file + ".tile", "", "", ""};
     p.dims = {{"B", r.b}, {"H", r.h}, {"N", r.n}, {"D", r.d}};
     p.scalars = {{"scale", 1 / std::sqrt((double)r.d)}};

@@ -1,7 +1,9 @@
 //===- CasesAttention.cpp - attention variants beyond examples/attention --===//
 //
 // examples/gqa_attention.tile (grouped-query and multi-query attention, full
-// and causal) and examples/varlen_attention.tile (packed batches of sequences
+// and causal), examples/gqa_grouped_attention.tile (the same, a group's query
+// heads stacked in one program, so each key/value block is read once per
+// group) and examples/varlen_attention.tile (packed batches of sequences
 // of any length) against float64 references at ragged sequence lengths, with the
 // producer warpgroup where sm_90a gives one. Tolerances as attention's: bf16
 // inputs and output, f32 statistics.
@@ -18,11 +20,13 @@ using namespace tessera::testutil;
 namespace {
 
 void gqa(std::vector<ProgramCase> &out, std::mt19937 &rng, bool causal, int64_t b, int64_t h,
-         int64_t hk, int64_t n, int64_t d, std::map<std::string, int64_t> params = {}) {
+         int64_t hk, int64_t n, int64_t d, std::map<std::string, int64_t> params = {},
+         bool grouped = false) {
+  std::string kernel = grouped ? "gqa_grouped_attention" : "gqa_attention";
   std::string name =
-      nameOf(causal ? "gqa_attention_causal" : "gqa_attention",
+      nameOf((causal ? kernel + "_causal" : kernel).c_str(),
              withParams({{"b", b}, {"h", h}, {"hk", hk}, {"n", n}, {"d", d}}, params));
-  ProgramCase c{name, "examples/gqa_attention.tile"};
+  ProgramCase c{name, "examples/" + kernel + ".tile"};
   c.params = std::move(params);
   std::vector<int64_t> qs = {b, h, n, d}, kvs = {b, hk, n, d};
   double scale = 1.0 / std::sqrt((double)d);
@@ -113,6 +117,23 @@ void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt
        {"num_stages", 3},
        {"warp-specialize", 1},
        {"rotate-dots", 1}});
+  // A group's heads stacked in one program: groups of 4 and of 3 (which does
+  // not divide BM: the last rows are masked off), multi-query causal, with the
+  // producer warpgroup and the second dot one iteration late.
+  gqa(out, rng, false, 2, 8, 2, 200, 128, {}, true);
+  gqa(out, rng, true, 1, 6, 2, 333, 64, {}, true);
+  gqa(out, rng, true, 1, 4, 1, 150, 64, {{"BM", 64}, {"BN", 64}, {"num_warps", 4}}, true);
+  gqa(out, rng, false, 1, 8, 2, 300, 128,
+      {{"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 3}, {"warp-specialize", 1}},
+      true);
+  gqa(out, rng, true, 2, 8, 2, 257, 64,
+      {{"BM", 128},
+       {"BN", 64},
+       {"num_warps", 8},
+       {"num_stages", 3},
+       {"warp-specialize", 1},
+       {"rotate-dots", 1}},
+      true);
   // Packed batches: sequences shorter than one block, of one row, ragged,
   // and longer than the rest; full and causal, D 64 and 128.
   varlen(out, rng, false, {100, 257, 1, 64}, 2, 64);
