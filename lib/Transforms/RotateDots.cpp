@@ -26,8 +26,10 @@
 // means a producer needs three stages to stay one iteration ahead.
 //
 // Loops that do not have this shape (one dot, an asynchronous dot, a block
-// barrier, copies or shared-memory writes in the body, no slot release) are
-// left as they are: the option is a hint, never a different result.
+// barrier, copies, shared-memory writes or ops of unknown effects in the body,
+// no slot release, a ring of one slot, a barrier wait after a release, an
+// unsigned loop) are left as they are: the option is a hint, never a
+// different result.
 // Runs after tile-insert-barriers, on tile IR with layouts.
 //
 //===----------------------------------------------------------------------===//
@@ -76,8 +78,10 @@ bool fromInductionVar(scf::ForOp loop, Value v, DenseMap<Value, bool> &memo) {
   if (it != memo.end())
     return it->second;
   Operation *def = v.getDefiningOp();
-  bool ok = def && def->getBlock() == loop.getBody() && isPure(def) && def->getNumRegions() == 0 &&
-            !def->hasAttr("tile.scratch_offset");
+  // Effect-free is enough (a division by a loop value is recomputed for the
+  // same iteration it ran in before); scratch would need the block's barriers.
+  bool ok = def && def->getBlock() == loop.getBody() && isMemoryEffectFree(def) &&
+            def->getNumRegions() == 0 && !def->hasAttr("tile.scratch_offset");
   memo[v] = false; // no cycles in SSA; guards the recursion
   for (Value o : ok ? def->getOperands() : ValueRange{})
     ok = ok && fromInductionVar(loop, o, memo);
@@ -107,12 +111,18 @@ void collectCarried(Rotation &r, Value v, DenseMap<Value, bool> &memo) {
   r.carried.insert(v);
 }
 
+/// Whether `op` may write shared memory (or allocate it): its effects say so,
+/// or it declares none (unknown effects); ops whose effects are their nested
+/// ops' are checked through those.
 bool writesShared(Operation *op) {
-  if (isa<MBarrierWaitOp, MBarrierArriveOp>(op))
+  if (isa<MBarrierWaitOp, MBarrierArriveOp>(op) ||
+      op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
     return false;
+  if (op->hasAttr("tile.scratch_offset"))
+    return true;
   auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!iface) // ops with regions are checked through their ops
-    return false;
+  if (!iface)
+    return !op->hasTrait<OpTrait::IsTerminator>();
   SmallVector<MemoryEffects::EffectInstance> effects;
   iface.getEffects(effects);
   return llvm::any_of(effects, [](const MemoryEffects::EffectInstance &e) {
@@ -125,7 +135,8 @@ bool writesShared(Operation *op) {
 std::optional<Rotation> match(scf::ForOp loop) {
   Block *body = loop.getBody();
   auto step = loop.getConstantStep();
-  if (!step || !step->isStrictlyPositive())
+  // The guard and the last iteration are computed signed.
+  if (!step || !step->isStrictlyPositive() || loop.getUnsignedCmp())
     return std::nullopt;
   SmallVector<WarpgroupDotOp> dots;
   bool bad = false;
@@ -163,21 +174,26 @@ std::optional<Rotation> match(scf::ForOp loop) {
         return std::nullopt;
       break;
     }
-    if (user->getBlock() != body || !isPure(user) || user->getNumResults() != 1 ||
-        user->getNumRegions())
+    if (user->getBlock() != body || !isMemoryEffectFree(user) || user->getNumResults() != 1 ||
+        user->getNumRegions() || user->hasAttr("tile.scratch_offset"))
       return std::nullopt;
     chain.push_back(user);
     v = user->getResult(0);
   }
-  if (!r.first->isBeforeInBlock(r.second))
-    return std::nullopt;
+  llvm::SmallPtrSet<Operation *, 8> inChain(chain.begin(), chain.end());
   for (Operation &op : *body) {
-    if (&op == r.second.getOperation() || llvm::is_contained(chain, &op))
+    if (&op == r.second.getOperation() || inChain.contains(&op)) {
       r.issue.insert(&op);
-    else if (isa<MBarrierArriveOp>(op)) {
-      if (op.isBeforeInBlock(r.second))
+    } else if (auto arrive = dyn_cast<MBarrierArriveOp>(op)) {
+      // A release moves one iteration later: its ring must have a slot for
+      // the iteration after (one slot would wait for itself).
+      if (op.isBeforeInBlock(r.second) || arrive.getBars().getType().getCount() < 2)
         return std::nullopt;
       r.release.insert(&op);
+    } else if (!r.release.empty() && isa<MBarrierWaitOp>(op)) {
+      // A wait after a release may need that release: it would now wait for
+      // an arrival made only after it.
+      return std::nullopt;
     }
   }
   if (r.release.empty()) // not a warp-specialized compute loop

@@ -203,3 +203,138 @@ tile.kernel @no_release(%o: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.num
   tile.store %o[%c0, %c0], %r2 : !tile.tensor<?x?xf32>, tensor<64x64xf32, #mma>
   tile.return
 }
+
+// -----
+
+// The smallest loop that is rotated (the accumulator feeds the dot directly,
+// a ring of two slots), then three that are not: an unsigned loop (the guard
+// and the last iteration are signed), a ring of one slot (a release one
+// iteration late would wait for itself), a barrier wait after the release
+// (it may need that release).
+// CHECK-LABEL: tile.kernel @two_slots
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: tile.warpgroup_dot {{.*}} {isAsync}
+// CHECK: tile.warpgroup_dot {{.*}} {isAsync}
+// CHECK: tile.warpgroup_wait {{.*}} {pendings = 1 : i32}
+// CHECK: tile.warpgroup_wait {{.*}} {pendings = 0 : i32}
+// CHECK: tile.mbarrier_arrive
+#mma = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#sw = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#dot = #tile.dot_op<{opIdx = 0, parent = #mma}>
+tile.kernel @two_slots(%o: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.rotate_dots = 1 : i64} grid {
+^bb0(%z: !tile.tensor<?x?xf32>, %m: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %q = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %vb = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %empty = tile.mbarrier_alloc {arrivals = 128 : i32} : !tile.mbarrier<2>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %s = tile.warpgroup_dot %q, %vb, %zero : !tile.memdesc<64x64xbf16, #sw>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    %ph = tile.convert %s : tensor<64x64xf32, #mma> -> tensor<64x64xbf16, #mma>
+    %pd = tile.convert_layout %ph : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #dot>
+    %next = tile.warpgroup_dot %pd, %vb, %acc : tensor<64x64xbf16, #dot>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    tile.mbarrier_arrive %empty[%c0] : !tile.mbarrier<2>
+    scf.yield %next : tensor<64x64xf32, #mma>
+  }
+  tile.store %o[%c0, %c0], %r : !tile.tensor<?x?xf32>, tensor<64x64xf32, #mma>
+  tile.return
+}
+
+// -----
+
+// CHECK-LABEL: tile.kernel @unsigned_loop
+// CHECK-NOT: isAsync
+// CHECK: tile.return
+#mma = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#sw = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#dot = #tile.dot_op<{opIdx = 0, parent = #mma}>
+tile.kernel @unsigned_loop(%o: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.rotate_dots = 1 : i64} grid {
+^bb0(%z: !tile.tensor<?x?xf32>, %m: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %q = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %vb = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %empty = tile.mbarrier_alloc {arrivals = 128 : i32} : !tile.mbarrier<2>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %r = scf.for unsigned %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %s = tile.warpgroup_dot %q, %vb, %zero : !tile.memdesc<64x64xbf16, #sw>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    %ph = tile.convert %s : tensor<64x64xf32, #mma> -> tensor<64x64xbf16, #mma>
+    %pd = tile.convert_layout %ph : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #dot>
+    %next = tile.warpgroup_dot %pd, %vb, %acc : tensor<64x64xbf16, #dot>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    tile.mbarrier_arrive %empty[%c0] : !tile.mbarrier<2>
+    scf.yield %next : tensor<64x64xf32, #mma>
+  }
+  tile.store %o[%c0, %c0], %r : !tile.tensor<?x?xf32>, tensor<64x64xf32, #mma>
+  tile.return
+}
+
+// -----
+
+// CHECK-LABEL: tile.kernel @one_slot
+// CHECK-NOT: isAsync
+// CHECK: tile.return
+#mma = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#sw = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#dot = #tile.dot_op<{opIdx = 0, parent = #mma}>
+tile.kernel @one_slot(%o: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.rotate_dots = 1 : i64} grid {
+^bb0(%z: !tile.tensor<?x?xf32>, %m: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %q = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %vb = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %empty = tile.mbarrier_alloc {arrivals = 128 : i32} : !tile.mbarrier<1>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %s = tile.warpgroup_dot %q, %vb, %zero : !tile.memdesc<64x64xbf16, #sw>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    %ph = tile.convert %s : tensor<64x64xf32, #mma> -> tensor<64x64xbf16, #mma>
+    %pd = tile.convert_layout %ph : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #dot>
+    %next = tile.warpgroup_dot %pd, %vb, %acc : tensor<64x64xbf16, #dot>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    tile.mbarrier_arrive %empty[%c0] : !tile.mbarrier<1>
+    scf.yield %next : tensor<64x64xf32, #mma>
+  }
+  tile.store %o[%c0, %c0], %r : !tile.tensor<?x?xf32>, tensor<64x64xf32, #mma>
+  tile.return
+}
+
+// -----
+
+// CHECK-LABEL: tile.kernel @wait_after_release
+// CHECK-NOT: isAsync
+// CHECK: tile.return
+#mma = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#sw = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#dot = #tile.dot_op<{opIdx = 0, parent = #mma}>
+tile.kernel @wait_after_release(%o: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.rotate_dots = 1 : i64} grid {
+^bb0(%z: !tile.tensor<?x?xf32>, %m: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %q = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %vb = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %empty = tile.mbarrier_alloc {arrivals = 128 : i32} : !tile.mbarrier<2>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %s = tile.warpgroup_dot %q, %vb, %zero : !tile.memdesc<64x64xbf16, #sw>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    %ph = tile.convert %s : tensor<64x64xf32, #mma> -> tensor<64x64xbf16, #mma>
+    %pd = tile.convert_layout %ph : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #dot>
+    %next = tile.warpgroup_dot %pd, %vb, %acc : tensor<64x64xbf16, #dot>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    tile.mbarrier_arrive %empty[%c0] : !tile.mbarrier<2>
+    tile.mbarrier_wait %empty[%c0], %c0 : !tile.mbarrier<2>
+    scf.yield %next : tensor<64x64xf32, #mma>
+  }
+  tile.store %o[%c0, %c0], %r : !tile.tensor<?x?xf32>, tensor<64x64xf32, #mma>
+  tile.return
+}
