@@ -247,6 +247,11 @@ std::string tessera::autotune::warpSpecializeReason(tile::KernelOp kernel) {
   return "warp-specialize needs a loop (not nested) with a dot";
 }
 
+bool tessera::autotune::mayWarpSpecialize(const target::TargetInfo &target, bool aligned,
+                                          int64_t numWarps) {
+  return target.hasWgmma() && target.hasTMA() && aligned && (numWarps == 4 || numWarps == 8);
+}
+
 bool tessera::autotune::loopWithSeveralDots(tile::KernelOp kernel) {
   for (auto loop : kernel.getBody().front().getOps<scf::ForOp>()) {
     int dots = 0;
@@ -360,8 +365,7 @@ tessera::autotune::chooseDefault(jit::Compiler &compiler, const jit::Program &pr
   // it would be the plain cp.async loop anyway.
   auto warps = params.find("num_warps");
   int64_t numWarps = warps == params.end() ? kDefaultNumWarps : warps->second;
-  if (target.hasWgmma() && target.hasTMA() && req.aligned && req.unalignedArgs.empty() &&
-      (numWarps == 4 || numWarps == 8)) {
+  if (mayWarpSpecialize(target, req.aligned && req.unalignedArgs.empty(), numWarps)) {
     jit::CompileRequest cr = req;
     cr.kernel = sig->name;
     cr.params = params;

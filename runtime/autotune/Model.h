@@ -69,6 +69,12 @@ std::string splitKReason(mlir::tile::KernelOp kernel, const jit::KernelSignature
 /// without one would compile to its plain twin.
 std::string warpSpecializeReason(mlir::tile::KernelOp kernel);
 
+/// Whether a configuration of `numWarps` compute warps may get a producer
+/// warpgroup on `target` at all: wgmma and TMA, tensors TMA can describe
+/// (`aligned`), and one or two compute warpgroups. The tuner and the model's
+/// default both ask this before inspecting the kernel (warpSpecializeReason).
+bool mayWarpSpecialize(const target::TargetInfo &target, bool aligned, int64_t numWarps);
+
 /// Whether a loop of `kernel`, not nested, computes more than one dot
 /// (attention's: its dots are waited for, and a producer warpgroup was
 /// measured faster for it), so that the tuner tries warp specialization

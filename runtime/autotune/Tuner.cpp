@@ -116,7 +116,7 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
     for (size_t i = 0; i < plain; ++i) {
       Config c = configs[i];
       int64_t warps = c.params.count("num_warps") ? c.params["num_warps"] : kDefaultNumWarps;
-      if (warps != 4 && warps != 8)
+      if (!mayWarpSpecialize(*target, req.aligned, warps))
         continue;
       c.params[kWarpSpecializeOption] = 1;
       configs.push_back(c);
