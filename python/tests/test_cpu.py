@@ -349,6 +349,22 @@ class LaunchPlans(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "on cuda:1, the others on cuda:0"):
             k(T(0x1000, [100]), T(0x2000, [100], index=1), T(0x3000, [100]))
 
+    def test_patched_scalars(self):
+        # A cached launch patches scalars (through its view of the C array) as
+        # it patches data pointers: the second call's scale reaches the launch.
+        k = tessera.load(os.path.join(EXAMPLES, "attention.tile")).attention
+        T = self.Tensor
+        shape = [1, 2, 64, 64]
+        k(T(0x1000, shape, "bfloat16"), T(0x2000, shape, "bfloat16"),
+          T(0x3000, shape, "bfloat16"), T(0x4000, shape, "bfloat16"), 0.5)
+        k(T(0x5000, shape, "bfloat16"), T(0x6000, shape, "bfloat16"),
+          T(0x7000, shape, "bfloat16"), T(0x8000, shape, "bfloat16"), 0.25)
+        self.assertEqual(len(k._local.plans), 1)
+        self.assertEqual(
+            [l[0] for l in self.launches],
+            [[0x1000, 0x2000, 0x3000, 0x4000, 0.5], [0x5000, 0x6000, 0x7000, 0x8000, 0.25]],
+        )
+
     def test_python_side_of_a_cached_launch(self):
         import time
 
