@@ -65,14 +65,10 @@ struct Rotation {
   llvm::SetVector<Value> carried;
 };
 
-bool definedOutside(scf::ForOp loop, Value v) {
-  return !loop->isAncestor(v.getParentRegion()->getParentOp());
-}
-
-/// Whether `v` is computed by pure ops of the body from the induction
+/// Whether `v` is computed by effect-free ops of the body from the induction
 /// variable and values from outside only (slot indices, views of slots).
 bool fromInductionVar(scf::ForOp loop, Value v, DenseMap<Value, bool> &memo) {
-  if (v == loop.getInductionVar() || definedOutside(loop, v))
+  if (v == loop.getInductionVar() || loop.isDefinedOutsideOfLoop(v))
     return true;
   auto it = memo.find(v);
   if (it != memo.end())
@@ -95,7 +91,7 @@ bool reshapesOnly(Operation *op) { return isa<BroadcastOp, ExpandDimsOp, SplatOp
 /// Collects what the second part reads from iteration j - 1 and must carry.
 void collectCarried(Rotation &r, Value v, DenseMap<Value, bool> &memo) {
   scf::ForOp loop = r.loop;
-  if (definedOutside(loop, v) || v == loop.getInductionVar() ||
+  if (loop.isDefinedOutsideOfLoop(v) || v == loop.getInductionVar() ||
       v == loop.getRegionIterArg(r.accIdx))
     return;
   Operation *def = v.getDefiningOp();
@@ -170,7 +166,7 @@ std::optional<Rotation> match(scf::ForOp loop) {
     OpOperand &use = *v.getUses().begin();
     Operation *user = use.getOwner();
     if (user == r.second.getOperation()) {
-      if (use.get() != r.second.getAcc() || r.second.getA() == v || r.second.getB() == v)
+      if (use.get() != r.second.getAcc())
         return std::nullopt;
       break;
     }
@@ -212,7 +208,7 @@ void cloneSecondPart(OpBuilder &b, Rotation &r, ArrayRef<Operation *> ops, Value
                      IRMapping &m) {
   scf::ForOp loop = r.loop;
   std::function<void(Value)> materialize = [&](Value v) {
-    if (m.contains(v) || definedOutside(loop, v))
+    if (m.contains(v) || loop.isDefinedOutsideOfLoop(v))
       return;
     if (v == loop.getInductionVar()) {
       m.map(v, prevIV);
@@ -258,11 +254,17 @@ void rotate(Rotation &r) {
   for (Operation &op : body->without_terminator())
     if (firstPart(op))
       b.clone(op, pro);
-  SmallVector<Value> inits;
-  for (auto [i, v] : llvm::enumerate(yield.getOperands()))
-    inits.push_back(i == r.accIdx ? loop.getInitArgs()[i] : pro.lookupOrDefault(v));
-  for (Value c : r.carried)
-    inits.push_back(pro.lookupOrDefault(c));
+  // What the rotated loop carries after an iteration mapped by `m`: the
+  // original yields (the accumulator `acc`), then the carried values.
+  auto carriedOn = [&](IRMapping &m, Value acc) {
+    SmallVector<Value> out;
+    for (auto [i, v] : llvm::enumerate(yield.getOperands()))
+      out.push_back(i == r.accIdx ? acc : m.lookupOrDefault(v));
+    for (Value c : r.carried)
+      out.push_back(m.lookupOrDefault(c));
+    return out;
+  };
+  SmallVector<Value> inits = carriedOn(pro, loop.getInitArgs()[r.accIdx]);
 
   // The loop from the second iteration on.
   Value from = arith::AddIOp::create(b, loc, lb, step);
@@ -295,12 +297,7 @@ void rotate(Rotation &r) {
   Value second = s1.lookup(r.second.getResult());
   Value done = WarpgroupWaitOp::create(in, loc, second.getType(), second, 0);
   cloneSecondPart(in, r, r.release.getArrayRef(), prevIV, s1);
-  SmallVector<Value> next;
-  for (auto [i, v] : llvm::enumerate(yield.getOperands()))
-    next.push_back(i == r.accIdx ? done : s0.lookupOrDefault(v));
-  for (Value c : r.carried)
-    next.push_back(s0.lookupOrDefault(c));
-  scf::YieldOp::create(in, loc, next);
+  scf::YieldOp::create(in, loc, carriedOn(s0, done));
 
   // Epilogue: the second part of the last iteration, lb + (trips - 1) * step.
   Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(lb.getType(), 1));
