@@ -60,6 +60,14 @@ inline constexpr const char *kTmaStoreOption = "tma-store";
 /// ignored where it does not apply.
 inline constexpr const char *kRotateDotsOption = "rotate-dots";
 
+/// The compiler's ping-pong schedule option (`--param ping-pong=1`): in a
+/// warp-specialized kernel with two compute warpgroups or more, the
+/// warpgroups take turns at issuing their warpgroup dots, so that one's
+/// element-wise work (attention's softmax) runs while another's dots do
+/// (tile-ping-pong, FlashAttention-3's ping-pong schedule). Recorded as
+/// `tile.ping_pong`; ignored where it does not apply.
+inline constexpr const char *kPingPongOption = "ping-pong";
+
 /// Every schedule option: its name, the kernel attribute it becomes (an i64,
 /// set only when the value differs from the default) and its range.
 struct ScheduleOption {
@@ -73,6 +81,7 @@ inline constexpr ScheduleOption kScheduleOptions[] = {
     {kPersistentOption, "tile.persistent", 0, 1, 0},
     {kTmaStoreOption, "tile.tma_store", 0, 1, 0},
     {kRotateDotsOption, "tile.rotate_dots", 0, 1, 0},
+    {kPingPongOption, "tile.ping_pong", 0, 1, 0},
 };
 
 } // namespace tessera

@@ -178,3 +178,21 @@ LogicalResult AsyncCopyOp::verify() {
     return emitOpError() << "copies 4, 8 or 16 bytes at a time, got " << bytes;
   return success();
 }
+
+/// A turn needs compute warpgroups to take turns: a kernel with producer
+/// warps and two compute warpgroups or more.
+static LogicalResult verifyTurn(Operation *op) {
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (!kernel || !kernel->hasAttr("tile.producer_warps"))
+    return op->emitOpError() << "needs a warp-specialized kernel (tile.producer_warps)";
+  unsigned warps = kernel.getNumWarps();
+  if (warps % 4 || warps < 8)
+    return op->emitOpError() << "needs two compute warpgroups or more, got " << warps
+                             << " compute warps";
+  return success();
+}
+
+LogicalResult TurnBeginOp::verify() { return verifyTurn(*this); }
+LogicalResult TurnWaitOp::verify() { return verifyTurn(*this); }
+LogicalResult TurnPassOp::verify() { return verifyTurn(*this); }
+LogicalResult TurnEndOp::verify() { return verifyTurn(*this); }

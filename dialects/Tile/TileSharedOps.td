@@ -407,4 +407,65 @@ def Tile_SetMaxRegistersOp : Tile_Op<"set_max_registers",
   let assemblyFormat = "attr-dict";
 }
 
+// Turns: the compute warpgroups of a warp-specialized kernel take turns at the
+// sections tile-ping-pong marks (its warpgroup dots). Each op has a named
+// barrier per warpgroup behind it; the kernel needs two compute warpgroups or
+// more (`num_warps` a multiple of 4, at least 8) and producer warps.
+class Tile_TurnOp<string mnemonic> : Tile_Op<mnemonic,
+    [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_TurnBeginOp : Tile_TurnOp<"turn_begin"> {
+  let summary = "gives the first turn to the first compute warpgroup";
+  let description = [{
+    The last compute warpgroup passes the turn to warpgroup 0, before any
+    `tile.turn_wait`; the other warpgroups do nothing.
+
+    ```mlir
+    tile.turn_begin
+    ```
+  }];
+}
+
+def Tile_TurnWaitOp : Tile_TurnOp<"turn_wait"> {
+  let summary = "waits until it is the executing warpgroup's turn";
+  let description = [{
+    Compute warpgroup g waits until warpgroup g - 1 (the last one, for
+    warpgroup 0) has passed the turn to it with `tile.turn_pass`.
+
+    ```mlir
+    tile.turn_wait
+    %s = tile.warpgroup_dot %q, %k, %zero {isAsync} : ...
+    tile.turn_pass
+    ```
+  }];
+}
+
+def Tile_TurnPassOp : Tile_TurnOp<"turn_pass"> {
+  let summary = "passes the turn to the next compute warpgroup";
+  let description = [{
+    Compute warpgroup g lets warpgroup g + 1 (warpgroup 0, from the last one)
+    go on from its `tile.turn_wait`; it does not wait itself.
+
+    ```mlir
+    tile.turn_pass
+    ```
+  }];
+}
+
+def Tile_TurnEndOp : Tile_TurnOp<"turn_end"> {
+  let summary = "takes back the last turn";
+  let description = [{
+    Warpgroup 0 waits for the turn the last warpgroup passed it last, after
+    every `tile.turn_pass`, so that each pass meets one wait; the other
+    warpgroups do nothing.
+
+    ```mlir
+    tile.turn_end
+    ```
+  }];
+}
+
 #endif // TILE_SHARED_OPS_TD

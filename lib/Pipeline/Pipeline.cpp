@@ -75,6 +75,7 @@ LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::Strin
   pm.addNestedPass<tile::KernelOp>(tile::createTileAllocateShared({arch.str()}));
   pm.addNestedPass<tile::KernelOp>(tile::createTileInsertBarriers());
   pm.addNestedPass<tile::KernelOp>(tile::createTileRotateDots());
+  pm.addNestedPass<tile::KernelOp>(tile::createTilePingPong());
   pm.addPass(tile::createConvertTileToLLVM({arch.str()}));
   // NVVM ops without an intrinsic (wgmma.mma_async) become their PTX.
   pm.addPass(createConvertNVVMToLLVMPass());

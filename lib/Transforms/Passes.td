@@ -261,6 +261,37 @@ def TileRotateDots : Pass<"tile-rotate-dots", "::mlir::tile::KernelOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TilePingPong : Pass<"tile-ping-pong", "::mlir::tile::KernelOp"> {
+  let summary = "makes a warp-specialized kernel's compute warpgroups take turns at their dots";
+  let description = [{
+    With the kernel's `tile.ping_pong` (the compiler's `ping-pong` schedule
+    option), in a warp-specialized kernel with two compute warpgroups or more,
+    every run of warpgroup dots issued together (up to a wait, a synchronous
+    dot, or an op that is not pure) becomes a section the warpgroups enter in
+    turn: warpgroup 0, then 1, and so on, then 0 again. While one warpgroup's
+    dots run on the tensor cores, the others do their element-wise work (the
+    softmax, in attention): FlashAttention-3's ping-pong schedule. The last
+    warpgroup gives warpgroup 0 the first turn at the top of the compute
+    warps' code, and warpgroup 0 takes back the last one at its end. Other
+    kernels are left as they are. Runs after tile-rotate-dots.
+
+    ```mlir
+    tile.turn_begin
+    scf.for %j = %lb to %ub step %c1 ... {
+      tile.mbarrier_wait %full[%slot], %phase : !tile.mbarrier<2>
+      tile.turn_wait
+      %s = tile.warpgroup_dot %q, %k, %zero {isAsync} : ...
+      %o = tile.warpgroup_dot %p, %v, %acc {isAsync} : ...
+      tile.turn_pass
+      %sw = tile.warpgroup_wait %s {pendings = 1 : i32} : ...
+      ...
+    }
+    tile.turn_end
+    ```
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileSinkSharedLoads : Pass<"tile-sink-shared-loads", "::mlir::ModuleOp"> {
   let summary = "moves shared-memory loads of lowered kernels down to their first use";
   let description = [{

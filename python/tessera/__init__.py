@@ -310,7 +310,8 @@ class Kernel:
         return out, keep, device_index, views
 
     # Schedule options have hyphens (split-k); as keywords they take underscores.
-    _SCHEDULE = {"split_k": "split-k", "warp_specialize": "warp-specialize", "tma_store": "tma-store"}
+    _SCHEDULE = {"split_k": "split-k", "warp_specialize": "warp-specialize", "tma_store": "tma-store",
+                 "rotate_dots": "rotate-dots", "ping_pong": "ping-pong"}
 
     @classmethod
     def _params(cls, params):

@@ -32,6 +32,7 @@ tessera::testutil::withParams(std::vector<std::pair<std::string, int64_t>> parts
                      : name == "persistent"      ? "pers"
                      : name == "tma-store"       ? "tmast"
                      : name == "rotate-dots"     ? "rot"
+                     : name == "ping-pong"       ? "pp"
                                                  : name,
                      v});
   return parts;

@@ -134,6 +134,16 @@ void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt
        {"warp-specialize", 1},
        {"rotate-dots", 1}},
       true);
+  // Stacked groups with the warpgroups in turns (tile-ping-pong), rotated.
+  gqa(out, rng, true, 1, 8, 2, 300, 128,
+      {{"BM", 128},
+       {"BN", 128},
+       {"num_warps", 8},
+       {"num_stages", 3},
+       {"warp-specialize", 1},
+       {"rotate-dots", 1},
+       {"ping-pong", 1}},
+      true);
   // Packed batches: sequences shorter than one block, of one row, ragged,
   // and longer than the rest; full and causal, D 64 and 128.
   varlen(out, rng, false, {100, 257, 1, 64}, 2, 64);

@@ -258,6 +258,17 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
           {"num_warps", 4},
           {"num_stages", 3},
           {"warp-specialize", 1}});
+  // Two compute warpgroups in turns at the accumulating dot (tile-ping-pong),
+  // persistent with a ragged K.
+  matmul(out, rng, false, 1664, 1408, 200,
+         {{"BM", 128},
+          {"BN", 128},
+          {"BK", 64},
+          {"num_warps", 8},
+          {"num_stages", 3},
+          {"warp-specialize", 1},
+          {"persistent", 1},
+          {"ping-pong", 1}});
   // Persistent (programs loop over the output tiles): more tiles than the
   // GPU holds at once, so programs take two, with the producer's ring running
   // on across tiles (ragged K of 4 iterations in 3 slots; one iteration per
@@ -386,6 +397,34 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
              {"rotate-dots", 1}});
   rot["persistent"] = 1;
   attention(out, rng, false, 2, 24, 600, 64, rot);
+  // The compute warpgroups in turns at their dots (tile-ping-pong; on sm_90a
+  // with the producer warpgroup, elsewhere nothing changes): rotated, full
+  // and causal, D 64 and 128; not rotated (each synchronous dot its own
+  // turn); the log-sum-exp output; P through shared memory (barriers of the
+  // compute warps between the turns); persistent (the turns run on across
+  // tiles); one key block (the rotated loop runs no iteration).
+  std::map<std::string, int64_t> pp = rot;
+  pp.erase("persistent");
+  pp["BN"] = 128;
+  pp["ping-pong"] = 1;
+  attention(out, rng, false, 1, 2, 520, 128, pp);
+  attention(out, rng, true, 1, 3, 333, 64, pp);
+  attention(out, rng, false, 2, 1, 100, 128, pp);
+  attentionLse(out, rng, true, 1, 2, 300, 128, pp);
+  pp["persistent"] = 1;
+  pp["BN"] = 64;
+  attention(out, rng, true, 2, 24, 600, 64, pp);
+  pp.erase("persistent");
+  pp.erase("rotate-dots");
+  pp["num_stages"] = 2;
+  attention(out, rng, true, 1, 2, 400, 128, pp);
+  attention(out, rng, false, 1, 2, 190, 64,
+            {{"BM", 64},
+             {"BN", 64},
+             {"num_warps", 8},
+             {"num_stages", 2},
+             {"warp-specialize", 1},
+             {"ping-pong", 1}});
   // Head dim 96, not a power of two: the tiles are padded to 128 and masked
   // (tile-pad-extents); full and causal at ragged N.
   attention(out, rng, false, 1, 2, 200, 96);

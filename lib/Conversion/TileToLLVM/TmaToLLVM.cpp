@@ -7,8 +7,11 @@
 // slot) and `tile.mbarrier_wait` (nvvm.mbarrier.try_wait.parity, looping until
 // the phase has completed); in warp-specialized kernels also
 // `tile.mbarrier_arrive`, `tile.in_producer` (the thread is past the compute
-// warps) and `tile.set_max_registers` (setmaxnreg), and the copies are issued
-// by the first producer thread. The tensor maps are the kernel's trailing
+// warps), `tile.set_max_registers` (setmaxnreg) and the turns of the compute
+// warpgroups (`tile.turn_*`: compute warpgroup g waits on named barrier
+// kFirstTurnBarrier + g, of its 128 threads and the 128 of the warpgroup that
+// arrives there to pass it the turn), and the copies are issued by the first
+// producer thread. The tensor maps are the kernel's trailing
 // `__grid_constant__` parameters (docs/kernel-abi.md), one per entry of the
 // function's `tile.tensor_maps`, which rewriteSignature appended in order.
 //
@@ -143,6 +146,57 @@ struct SetMaxRegistersLowering : ConvertOpToLLVMPattern<tile::SetMaxRegistersOp>
   }
 };
 
+/// The compute warpgroup of the executing thread, and the named barrier of
+/// warpgroup `group`'s turns (256 threads: its own and the passing one's).
+Value computeWarpgroup(OpBuilder &b, Location loc) {
+  return LLVM::UDivOp::create(b, loc, threadId(b, loc), i32Const(b, loc, 128));
+}
+Value turnBarrier(OpBuilder &b, Location loc, Value group) {
+  return LLVM::AddOp::create(b, loc, group, i32Const(b, loc, kFirstTurnBarrier));
+}
+void waitTurn(OpBuilder &b, Location loc, Value group) {
+  NVVM::BarrierOp::create(b, loc, Type(), turnBarrier(b, loc, group), i32Const(b, loc, 256),
+                          NVVM::BarrierReductionAttr(), Value());
+}
+void passTurn(OpBuilder &b, Location loc, Value to) {
+  NVVM::BarrierArriveOp::create(b, loc, turnBarrier(b, loc, to), i32Const(b, loc, 256));
+}
+
+/// The four turn ops: which warpgroup acts (all, or only the first or last)
+/// and what it does.
+template <typename OpTy> struct TurnLowering : ConvertOpToLLVMPattern<OpTy> {
+  using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    int64_t groups = computeWarps(op) / 4;
+    if (!warpSpecialized(op) || groups < 2 || kFirstTurnBarrier + groups > 16)
+      return op.emitError("turns need a warp-specialized kernel of 2 to ")
+             << 16 - kFirstTurnBarrier << " compute warpgroups";
+    Value g = computeWarpgroup(rw, loc);
+    auto only = [&](int64_t group, llvm::function_ref<void()> body) {
+      Value is =
+          LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::eq, g, i32Const(rw, loc, group));
+      auto branch = scf::IfOp::create(rw, loc, TypeRange{}, is, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPointToStart(&branch.getThenRegion().front());
+      body();
+    };
+    if constexpr (std::is_same_v<OpTy, tile::TurnBeginOp>)
+      only(groups - 1, [&] { passTurn(rw, loc, i32Const(rw, loc, 0)); });
+    else if constexpr (std::is_same_v<OpTy, tile::TurnEndOp>)
+      only(0, [&] { waitTurn(rw, loc, i32Const(rw, loc, 0)); });
+    else if constexpr (std::is_same_v<OpTy, tile::TurnWaitOp>)
+      waitTurn(rw, loc, g);
+    else
+      passTurn(rw, loc,
+               LLVM::URemOp::create(rw, loc, LLVM::AddOp::create(rw, loc, g, i32Const(rw, loc, 1)),
+                                    i32Const(rw, loc, groups)));
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 tessera::conversion::TmaBoxes::TmaBoxes(OpBuilder &b, Location loc, ValueRange blocks, int64_t rows,
@@ -171,5 +225,7 @@ FailureOr<Value> tessera::conversion::tensorMapArg(Operation *op, unsigned map) 
 
 void tessera::conversion::populateTmaPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
   patterns.add<MBarrierAllocLowering, TmaCopyLowering, MBarrierWaitLowering, MBarrierArriveLowering,
-               InProducerLowering, SetMaxRegistersLowering>(tc);
+               InProducerLowering, SetMaxRegistersLowering, TurnLowering<tile::TurnBeginOp>,
+               TurnLowering<tile::TurnWaitOp>, TurnLowering<tile::TurnPassOp>,
+               TurnLowering<tile::TurnEndOp>>(tc);
 }

@@ -316,10 +316,11 @@ bool tessera::conversion::warpSpecialized(Operation *op) {
 
 void tessera::conversion::barrier(OpBuilder &b, Location loc) {
   // In a warp-specialized kernel only the compute warps synchronise: named
-  // barrier 1 over their threads (the producer warps never reach it).
+  // barrier kComputeBarrier over their threads (the producer warps never
+  // reach it).
   Operation *at = b.getInsertionBlock() ? b.getInsertionBlock()->getParentOp() : nullptr;
   if (at && warpSpecialized(at)) {
-    NVVM::BarrierOp::create(b, loc, Type(), i32Const(b, loc, 1),
+    NVVM::BarrierOp::create(b, loc, Type(), i32Const(b, loc, kComputeBarrier),
                             i32Const(b, loc, 32 * computeWarps(at)), NVVM::BarrierReductionAttr(),
                             Value());
     return;

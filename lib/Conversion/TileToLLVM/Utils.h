@@ -78,6 +78,12 @@ mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr, 
 int64_t computeWarps(mlir::Operation *op);
 bool warpSpecialized(mlir::Operation *op);
 
+/// The named barriers of a warp-specialized kernel (the block's barrier 0 is
+/// __syncthreads): one of all compute warps, then one per compute warpgroup
+/// for the turns (tile.turn_wait).
+inline constexpr int32_t kComputeBarrier = 1;
+inline constexpr int32_t kFirstTurnBarrier = 2;
+
 /// Scalar combinations used by reductions.
 mlir::Value combine(mlir::OpBuilder &b, mlir::Location loc, mlir::tile::ReduceKind kind,
                     mlir::Value x, mlir::Value y);

@@ -91,3 +91,46 @@ tile.kernel @split(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : 
   }
   tile.return
 }
+
+// -----
+
+// Turns of two compute warpgroups (8 compute warps, 4 producer warps). The
+// warpgroup is the thread index over 128. The last warpgroup (1) gives
+// warpgroup 0 the first turn on named barrier 2; a wait syncs 256 threads on
+// barrier 2 + g; a pass arrives on barrier 2 + (g + 1) % 2; warpgroup 0 takes
+// back the last turn on barrier 2.
+// CHECK-LABEL: llvm.func @turns
+// CHECK: llvm.icmp "uge"
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK: %[[G:.*]] = llvm.udiv %[[TID]], %{{.*}} : i32
+// CHECK: %[[LAST:.*]] = llvm.icmp "eq" %[[G]], %{{.*}} : i32
+// CHECK: llvm.cond_br %[[LAST]]
+// CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK: %[[TID2:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK: %[[G2:.*]] = llvm.udiv %[[TID2]], %{{.*}} : i32
+// CHECK: %[[ID:.*]] = llvm.add %[[G2]], %{{.*}} : i32
+// CHECK: nvvm.barrier id = %[[ID]] number_of_threads = %{{.*}}
+// CHECK: %[[G3:.*]] = llvm.udiv
+// CHECK: %[[N:.*]] = llvm.add %[[G3]], %{{.*}} : i32
+// CHECK: %[[NEXT:.*]] = llvm.urem %[[N]], %{{.*}} : i32
+// CHECK: %[[ID2:.*]] = llvm.add %[[NEXT]], %{{.*}} : i32
+// CHECK: nvvm.barrier.arrive id = %[[ID2]] number_of_threads = %{{.*}}
+// CHECK: %[[G4:.*]] = llvm.udiv
+// CHECK: %[[FIRST:.*]] = llvm.icmp "eq" %[[G4]], %{{.*}} : i32
+// CHECK: llvm.cond_br %[[FIRST]]
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+tile.kernel @turns(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8 : i64, tile.producer_warps = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %p = tile.in_producer
+  scf.if %p {
+  } else {
+    tile.turn_begin
+    tile.turn_wait
+    tile.turn_pass
+    tile.turn_end
+  }
+  tile.return
+}

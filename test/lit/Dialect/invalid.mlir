@@ -736,3 +736,27 @@ tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
   tile.tma_store %x[%c0, %c0], %v, %m {map = 0 : i32} : !tile.tensor<?x?xbf16>, tensor<64x64xbf16, #mma>, !tile.memdesc<1x64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8 : i64} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  // expected-error @+1 {{'tile.turn_wait' op needs a warp-specialized kernel (tile.producer_warps)}}
+  tile.turn_wait
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : i64, tile.producer_warps = 4 : i64} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  // expected-error @+1 {{'tile.turn_pass' op needs two compute warpgroups or more, got 4 compute warps}}
+  tile.turn_pass
+  tile.return
+}

@@ -116,3 +116,23 @@ tile.kernel @tma_store(%k: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps 
   tile.tma_store_wait %buf : !tile.memdesc<2x64x64xbf16, #shared>
   tile.return
 }
+
+// -----
+
+// The turns of a warp-specialized kernel's compute warpgroups.
+// CHECK-LABEL: tile.kernel @turns
+// CHECK: tile.turn_begin
+// CHECK-NEXT: tile.turn_wait
+// CHECK-NEXT: tile.turn_pass
+// CHECK-NEXT: tile.turn_end
+tile.kernel @turns(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8 : i64, tile.producer_warps = 4 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  tile.turn_begin
+  tile.turn_wait
+  tile.turn_pass
+  tile.turn_end
+  tile.return
+}
