@@ -121,22 +121,13 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
       c.params[kWarpSpecializeOption] = 1;
       configs.push_back(c);
       // The loop's second dot overlapping the next iteration's first and
-      // the softmax between them (attention's; tile-rotate-dots); with two
-      // compute warpgroups or more, each of these with the warpgroups in
-      // turns at their dots too (tile-ping-pong).
-      if (severalDots) {
-        size_t from = configs.size() - 1;
-        if (!req.fixed.count(kRotateDotsOption)) {
-          Config r = c;
-          r.params[kRotateDotsOption] = 1;
-          configs.push_back(std::move(r));
-        }
-        if (warps % 4 == 0 && warps >= 8 && !req.fixed.count(kPingPongOption))
-          for (size_t k = from, e = configs.size(); k < e; ++k) {
-            Config p = configs[k];
-            p.params[kPingPongOption] = 1;
-            configs.push_back(std::move(p));
-          }
+      // the softmax between them (attention's; tile-rotate-dots). Not
+      // ping-pong: measured slower at every attention configuration, rotated
+      // or not (docs/BENCHMARKS.md, 2026-12-06); `--param ping-pong=1` tries it.
+      if (severalDots && !req.fixed.count(kRotateDotsOption)) {
+        Config r = c;
+        r.params[kRotateDotsOption] = 1;
+        configs.push_back(std::move(r));
       }
       // Persistent too: the producer then loads the next tile's operands
       // while the compute warps store the last one.
