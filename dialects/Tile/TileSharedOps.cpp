@@ -176,6 +176,17 @@ LogicalResult AsyncCopyOp::verify() {
   unsigned bytes = getVec() * (dst.getElementType().getIntOrFloatBitWidth() / 8);
   if (bytes != 4 && bytes != 8 && bytes != 16)
     return emitOpError() << "copies 4, 8 or 16 bytes at a time, got " << bytes;
+  if (std::optional<ArrayRef<int64_t>> extents = getExtents()) {
+    if (extents->size() != 2)
+      return emitOpError() << "needs 2 extents for a 2-D slot, got " << extents->size();
+    for (auto [e, d] : llvm::zip(*extents, dst.getShape()))
+      if (e <= 0 || e > d)
+        return emitOpError() << "extents must be positive and at most the slot's " << dst
+                             << ", got " << e;
+    if ((*extents)[1] % getVec())
+      return emitOpError() << "copies runs of " << getVec()
+                           << " elements, which must divide the last extent " << (*extents)[1];
+  }
   return success();
 }
 

@@ -105,8 +105,10 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
   let summary = "starts copying a tile from global memory into a shared slot";
   let description = [{
     Reads what `tile.load %tensor[%coords]` of the slot's shape would read
-    (the same coordinate convention; elements outside the tensor become 0)
-    and writes it into `dst` asynchronously (cp.async). Each thread copies
+    (the same coordinate convention; elements outside the tensor become 0;
+    `extents`, as the load's, the block's extents of a padded tile, whose
+    elements past them become 0 too) and writes it into `dst` asynchronously
+    (cp.async). Each thread copies
     the elements `layout` gives it, in runs of `vec` elements along the
     tensor's last axis. With `pred` false nothing is read and the slot is
     zero-filled. The data may be read only after a `tile.async_wait` that
@@ -118,7 +120,8 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
     ```
   }];
   let arguments = (ins Tile_TensorType:$tensor, Variadic<Tile_Index>:$coords, Tile_MemDescType:$dst,
-                       Optional<I1>:$pred, AnyAttr:$layout, I32Attr:$vec);
+                       Optional<I1>:$pred, AnyAttr:$layout, I32Attr:$vec,
+                       OptionalAttr<DenseI64ArrayAttr>:$extents);
   let assemblyFormat = [{
     $tensor `[` custom<Coords>($coords, type($coords)) `]` `,` $dst (`if` $pred^)? attr-dict `:` type($tensor) `,` qualified(type($dst))
   }];

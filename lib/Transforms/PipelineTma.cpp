@@ -52,8 +52,10 @@ bool tmaBox(Candidate &c, SharedEncodingAttr enc, SmallVector<int64_t> &box, uns
   auto tt = cast<GlobalTensorType>(tensor.getType());
   auto tile = cast<RankedTensorType>(c.load.getType());
   Type elt = tile.getElementType();
+  // A padded tile's zeros past its extents are not what a box of the tile's
+  // shape reads (the tensor goes on there): cp.async copies it.
   if (!arg || !isa<KernelOp>(arg.getOwner()->getParentOp()) || tt.getRank() > 5 ||
-      !(elt.isF16() || elt.isBF16() || elt.isF32()))
+      !(elt.isF16() || elt.isBF16() || elt.isF32()) || c.load.getExtents())
     return false;
   auto slot = MemDescType::get(tile.getContext(), tile.getShape(), elt, enc);
   SharedGeometry g = slot.getGeometry();

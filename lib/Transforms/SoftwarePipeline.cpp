@@ -161,9 +161,9 @@ std::optional<Candidate> match(scf::ForOp loop, LoadOp load) {
   Candidate c;
   c.load = load;
   auto tile = dyn_cast<RankedTensorType>(load.getType());
-  // A padded tile (tile-pad-extents) is not the block its copy would move.
-  if (!tile || tile.getRank() != 2 || load.getExtents() || !isZero(load.getPad()) ||
-      !stagedInLoop(loop, c))
+  // A padded tile (tile-pad-extents) is copied with its extents: the block
+  // origins and the zeros past them are the load's.
+  if (!tile || tile.getRank() != 2 || !isZero(load.getPad()) || !stagedInLoop(loop, c))
     return std::nullopt;
   // Runs along the tensor's last axis that cp.async can move.
   auto layout = dyn_cast_or_null<DistributedLayoutAttrInterface>(tile.getEncoding());
@@ -175,6 +175,9 @@ std::optional<Candidate> match(scf::ForOp loop, LoadOp load) {
   unsigned eltBytes = tile.getElementType().getIntOrFloatBitWidth() / 8;
   unsigned run = tessera::analysis::isAlignedTensor(load.getTensor()) ? d->contiguousRun() : 1;
   c.vec = std::max(1u, std::min(run, 16 / std::max(1u, eltBytes)));
+  if (std::optional<ArrayRef<int64_t>> extents = load.getExtents())
+    while (c.vec > 1 && extents->back() % c.vec) // runs stop at the last extent
+      c.vec /= 2;
   unsigned bytes = c.vec * eltBytes;
   if (bytes != 4 && bytes != 8 && bytes != 16)
     return std::nullopt;
@@ -411,7 +414,7 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
       else
         AsyncCopyOp::create(b, loc, c.load.getTensor(), coords, slot, pred,
                             cast<RankedTensorType>(c.load.getType()).getEncoding(),
-                            b.getI32IntegerAttr(c.vec));
+                            b.getI32IntegerAttr(c.vec), c.load.getExtentsAttr());
     }
     if (!tma)
       AsyncCommitGroupOp::create(b, loc);

@@ -273,9 +273,9 @@ struct AsyncCopyLowering : ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
                                 ConversionPatternRewriter &rw) const override {
     tile::MemDescType slot = op.getDst().getType();
     auto tile = RankedTensorType::get(slot.getShape(), slot.getElementType(), op.getLayout());
-    FailureOr<GlobalAccess> global =
-        computeGlobalAccess(rw, op, adaptor.getTensor(), op.getTensor().getType(),
-                            adaptor.getCoords(), tile, /*forStore=*/false);
+    FailureOr<GlobalAccess> global = computeGlobalAccess(
+        rw, op, adaptor.getTensor(), op.getTensor().getType(), adaptor.getCoords(), tile,
+        /*forStore=*/false, op.getExtents().value_or(ArrayRef<int64_t>()));
     if (failed(global) ||
         failed(copyRuns(rw, op, tile, slot, adaptor.getDst(), global->addr, global->mask,
                         adaptor.getPred(), op.getVec(), global->vec >= op.getVec())))

@@ -39,6 +39,33 @@ tile.kernel @stage(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : 
 
 // -----
 
+// A padded tile's copy: the column origin is the block coordinate times the
+// extent (96), and a run past the extent is masked off (zero fill) like one
+// outside the tensor.
+// CHECK-LABEL: llvm.func @copy_extents
+// CHECK: %[[E:.*]] = llvm.mlir.constant(96 : i32) : i32
+// CHECK-NEXT: llvm.mul %{{.*}}, %[[E]] : i32
+// CHECK: %[[E2:.*]] = llvm.mlir.constant(96 : i32) : i32
+// CHECK-NEXT: llvm.icmp "slt" %{{.*}}, %[[E2]] : i32
+// CHECK: nvvm.cp.async.shared.global
+#b = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#s = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+tile.kernel @copy_extents(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : i64, tile.shared_bytes = 16384 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %slot = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<64x128xbf16, #s>
+  tile.async_copy %a[%c1, %c1], %slot {extents = array<i64: 64, 96>, layout = #b, vec = 8 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x128xbf16, #s>
+  tile.async_commit_group
+  tile.async_wait 0
+  tile.return
+}
+
+// -----
+
 // Asynchronous copies: 16-byte cp.async.cg with a source size of 0 when the
 // element run is masked off (zero fill), a slot of a 3-slot buffer at 16 KiB
 // steps, commit and wait groups, and ldmatrix.trans for an N-contiguous B.

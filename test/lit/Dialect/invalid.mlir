@@ -760,3 +760,31 @@ tile.kernel @k(%x: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : i64,
   tile.turn_pass
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %m = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  // expected-error @+1 {{'tile.async_copy' op copies runs of 8 elements, which must divide the last extent 36}}
+  tile.async_copy %x[%c0, %c0], %m {extents = array<i64: 64, 36>, layout = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>, vec = 8 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %m = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  // expected-error @+1 {{'tile.async_copy' op extents must be positive and at most the slot's}}
+  tile.async_copy %x[%c0, %c0], %m {extents = array<i64: 64, 72>, layout = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>, vec = 8 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  tile.return
+}

@@ -241,6 +241,50 @@ tile.kernel @wgmma(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xbf16>, %n: i
 
 // -----
 
+// A padded tile (tile-pad-extents: a block of 96 columns in a 128-column tile)
+// is copied by cp.async with the load's extents, in runs that stop at the
+// last extent; TMA, whose box would read on into the tensor, is not used for
+// the loop, nor is the producer warpgroup.
+// CHECK-LABEL: tile.kernel @extents
+// CHECK: scf.for
+// CHECK: tile.async_copy {{.*}} {extents = array<i64: 32, 96>, layout = #{{.*}}, vec = 8 : i32}
+// TMA-LABEL: tile.kernel @extents
+// TMA-NOT: tile.tma_copy
+// TMA: tile.async_copy {{.*}}extents = array<i64: 32, 96>
+// TMA-NOT: tile.tma_copy
+// TMA: tile.return
+// WS-LABEL: tile.kernel @extents
+// WS-NOT: tile.producer_warps
+// WS-NOT: tile.tma_copy
+// WS: tile.async_copy {{.*}}extents = array<i64: 32, 96>
+#ea = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#eb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#es = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
+#esb = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#emma = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+tile.kernel @extents(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.num_stages = 3 : i64, tile.warp_specialize = 1 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xbf16>, %z: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32, #emma>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #emma>) : i32 {
+    %x = tile.load %a[%c0, %k] : !tile.tensor<?x?xbf16> -> tensor<128x32xbf16, #ea>
+    %ma = tile.local_alloc %x : (tensor<128x32xbf16, #ea>) -> !tile.memdesc<128x32xbf16, #es>
+    %y = tile.load %b[%k, %c0] {extents = array<i64: 32, 96>} : !tile.tensor<?x?xbf16> -> tensor<32x128xbf16, #eb>
+    %mb = tile.local_alloc %y : (tensor<32x128xbf16, #eb>) -> !tile.memdesc<32x128xbf16, #esb>
+    %d = tile.warpgroup_dot %ma, %mb, %acc : !tile.memdesc<128x32xbf16, #es>, !tile.memdesc<32x128xbf16, #esb> -> tensor<128x128xf32, #emma>
+    scf.yield %d : tensor<128x128xf32, #emma>
+  }
+  %o = tile.convert %r : tensor<128x128xf32, #emma> -> tensor<128x128xbf16, #emma>
+  tile.store %a[%c0, %c0], %o : !tile.tensor<?x?xbf16>, tensor<128x128xbf16, #emma>
+  tile.return
+}
+
+// -----
+
 // Two loops under warp specialization: the first gets the producer warpgroup;
 // the second, which runs in the compute warps alone, keeps cp.async (a second
 // ring of TMA barriers would need the producer warps to initialise and fill).
