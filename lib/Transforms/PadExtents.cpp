@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
@@ -134,6 +135,26 @@ public:
     return mask;
   }
 
+  /// Whether `v`'s padding along `axis` already holds zeros: `v` is a load
+  /// whose pad is zero (its elements past the extents read as the pad), seen
+  /// through transposes and type conversions (which keep a zero).
+  static bool zeroPadded(Value v, int64_t axis) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (auto t = dyn_cast<TransposeOp>(def)) {
+        v = t.getSrc();
+        axis = 1 - axis;
+      } else if (auto c = dyn_cast<ConvertOp>(def)) {
+        v = c.getSrc();
+      } else if (auto load = dyn_cast<LoadOp>(def)) {
+        Value pad = load.getPad();
+        return !pad || matchPattern(pad, m_AnyZeroFloat()) || matchPattern(pad, m_Zero());
+      } else {
+        return false;
+      }
+    }
+    return false;
+  }
+
   /// `x` with `fill` at the elements outside `shape`.
   Value masked(Location loc, Value x, ArrayRef<int64_t> shape, TypedAttr fill) {
     auto t = cast<RankedTensorType>(x.getType());
@@ -188,14 +209,18 @@ public:
       if (a[1] == at.getDimSize(1))
         return success();
       // Zeros in both operands: 0 * (whatever the padding holds) could be NaN.
+      // A loaded operand has them already (and staying a plain load, it can
+      // be staged and pipelined).
       SmallVector<int64_t> aKeep(at.getShape()),
           bKeep(cast<RankedTensorType>(dot.getB().getType()).getShape());
       aKeep[1] = a[1];
       bKeep[0] = b[0];
       Type elt = at.getElementType();
       TypedAttr zero = b_.getFloatAttr(elt, 0.0);
-      dot.getAMutable().assign(masked(loc, dot.getA(), aKeep, zero));
-      dot.getBMutable().assign(masked(loc, dot.getB(), bKeep, zero));
+      if (!zeroPadded(dot.getA(), 1))
+        dot.getAMutable().assign(masked(loc, dot.getA(), aKeep, zero));
+      if (!zeroPadded(dot.getB(), 0))
+        dot.getBMutable().assign(masked(loc, dot.getB(), bKeep, zero));
       return success();
     }
     if (auto check = dyn_cast<AssertOp>(op)) {

@@ -57,22 +57,35 @@ tile.kernel @reduce(%x: !tile.tensor<?x?xf32>) grid {
 
 // -----
 
-// A dot whose K is padded sees zeros in the padded columns of A and rows of B.
+// A dot whose K is padded sees zeros in the padded columns of A and rows of B:
+// a loaded operand reads them as its zero pad (here B, transposed: the load's
+// padded columns are the rows of its transpose), a computed one is masked
+// (A, through exp2), as is a load with a pad other than zero.
 // CHECK-LABEL: tile.kernel @dot
+// CHECK: %[[BL:.*]] = tile.load %{{.*}} {extents = array<i64: 80, 48>} : <?x?xbf16> -> tensor<128x64xbf16>
+// CHECK: %[[BT:.*]] = tile.transpose %[[BL]]
 // CHECK: %[[A:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xi1>, tensor<64x64xbf16>
-// CHECK: %[[B:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x128xi1>, tensor<64x128xbf16>
-// CHECK: tile.dot %[[A]], %[[B]], %{{.*}} : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+// CHECK-NOT: arith.select
+// CHECK: tile.dot %[[A]], %[[BT]], %{{.*}} : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+// CHECK: %[[P:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x128xi1>, tensor<64x128xbf16>
+// CHECK: tile.dot %{{.*}}, %[[P]], %{{.*}}
 tile.kernel @dot(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xf32>) grid {
 ^bb0(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xf32>):
   %c = arith.constant 1 : i32
   tile.yield %c : i32
 } {
   %c0 = arith.constant 0 : i32
-  %a = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<48x48xbf16>
-  %b = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<48x80xbf16>
+  %l = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<48x48xbf16>
+  %a = math.exp2 %l : tensor<48x48xbf16>
+  %bl = tile.load %x[%c0, %c0] : !tile.tensor<?x?xbf16> -> tensor<80x48xbf16>
+  %b = tile.transpose %bl : tensor<80x48xbf16> -> tensor<48x80xbf16>
   %z = arith.constant dense<0.0> : tensor<48x80xf32>
   %d = tile.dot %a, %b, %z : tensor<48x48xbf16>, tensor<48x80xbf16> -> tensor<48x80xf32>
   tile.store %y[%c0, %c0], %d : !tile.tensor<?x?xf32>, tensor<48x80xf32>
+  %one = arith.constant 1.0 : bf16
+  %p = tile.load %x[%c0, %c0] pad %one : !tile.tensor<?x?xbf16> -> tensor<48x80xbf16>
+  %e = tile.dot %l, %p, %z : tensor<48x48xbf16>, tensor<48x80xbf16> -> tensor<48x80xf32>
+  tile.store %y[%c0, %c0], %e : !tile.tensor<?x?xf32>, tensor<48x80xf32>
   tile.return
 }
 
