@@ -179,6 +179,15 @@ void KernelOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setN
       setName(arg, s.getValue());
 }
 
+int64_t mlir::tile::scheduleOption(Operation *op, StringRef option) {
+  for (const tessera::ScheduleOption &o : tessera::kScheduleOptions)
+    if (option == o.name) {
+      auto a = op->getAttrOfType<IntegerAttr>(o.attr);
+      return a ? a.getInt() : o.byDefault;
+    }
+  llvm_unreachable("not a schedule option of Knobs.h");
+}
+
 unsigned KernelOp::getNumWarps() {
   auto a = (*this)->getAttrOfType<IntegerAttr>("tile.num_warps");
   return a ? a.getInt() : tessera::kDefaultNumWarps;

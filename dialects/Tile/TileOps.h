@@ -23,6 +23,10 @@ struct SharedMemory : public SideEffects::Resource::Base<SharedMemory> {
 struct SplitKWorkspace : public SideEffects::Resource::Base<SplitKWorkspace> {
   StringRef getName() final { return "<SplitKWorkspace>"; }
 };
+/// The value of the compiler's schedule option `option` (a name of
+/// tessera::kScheduleOptions, such as kRotateDotsOption) on the kernel `op`,
+/// or on the function it was lowered to: its attribute, else the default.
+int64_t scheduleOption(Operation *op, StringRef option);
 } // namespace mlir::tile
 
 #define GET_OP_CLASSES

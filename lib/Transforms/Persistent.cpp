@@ -46,10 +46,9 @@ Value asI32(OpBuilder &b, Location loc, Value v) {
 struct TilePersistent : tile::impl::TilePersistentBase<TilePersistent> {
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    auto attr = kernel->getAttrOfType<IntegerAttr>("tile.persistent");
-    if (!attr || attr.getInt() == 0)
+    if (scheduleOption(kernel, tessera::kPersistentOption) == 0)
       return;
-    if (auto s = kernel->getAttrOfType<IntegerAttr>("tile.split_k"); s && s.getInt() > 1) {
+    if (scheduleOption(kernel, tessera::kSplitKOption) > 1) {
       kernel.emitError("persistent does not combine with split-k");
       return signalPassFailure();
     }

@@ -99,8 +99,8 @@ void collectSections(Block &block,
 struct TilePingPong : tile::impl::TilePingPongBase<TilePingPong> {
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    auto opt = kernel->getAttrOfType<IntegerAttr>("tile.ping_pong");
-    if (!opt || opt.getInt() == 0 || !kernel->hasAttr("tile.producer_warps"))
+    if (scheduleOption(kernel, tessera::kPingPongOption) == 0 ||
+        !kernel->hasAttr("tile.producer_warps"))
       return;
     unsigned warps = kernel.getNumWarps();
     if (warps % 4 || warps < 8)

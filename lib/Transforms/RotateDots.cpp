@@ -322,8 +322,7 @@ void rotate(Rotation &r) {
 struct TileRotateDots : tile::impl::TileRotateDotsBase<TileRotateDots> {
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    auto opt = kernel->getAttrOfType<IntegerAttr>("tile.rotate_dots");
-    if (!opt || opt.getInt() == 0)
+    if (scheduleOption(kernel, tessera::kRotateDotsOption) == 0)
       return;
     SmallVector<scf::ForOp> loops;
     kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });

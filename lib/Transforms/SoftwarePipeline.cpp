@@ -547,8 +547,7 @@ struct TileSoftwarePipeline : tile::impl::TileSoftwarePipelineBase<TileSoftwareP
     SmallVector<scf::ForOp> loops;
     kernel.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     // The pass option, or the kernel's `warp-specialize` schedule option.
-    auto ws = kernel->getAttrOfType<IntegerAttr>("tile.warp_specialize");
-    bool split = warpSpecialize || (ws && ws.getInt() != 0);
+    bool split = warpSpecialize || scheduleOption(kernel, tessera::kWarpSpecializeOption) != 0;
     for (scf::ForOp loop : loops)
       pipeline(loop, stages, *target, split);
   }

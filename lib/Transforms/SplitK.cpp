@@ -115,10 +115,9 @@ struct TileSplitK : tile::impl::TileSplitKBase<TileSplitK> {
 
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    auto attr = kernel->getAttrOfType<IntegerAttr>("tile.split_k");
-    if (!attr || attr.getInt() <= 1)
+    int64_t splits = scheduleOption(kernel, tessera::kSplitKOption);
+    if (splits <= 1)
       return;
-    int64_t splits = attr.getInt();
     if (splits > tessera::kMaxSplitK) {
       kernel.emitError("split-k must be from 1 to ") << tessera::kMaxSplitK << ", got " << splits;
       return signalPassFailure();

@@ -116,8 +116,7 @@ struct TileTmaStore : tile::impl::TileTmaStoreBase<TileTmaStore> {
 
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    auto attr = kernel->getAttrOfType<IntegerAttr>("tile.tma_store");
-    if (!attr || attr.getInt() == 0)
+    if (scheduleOption(kernel, tessera::kTmaStoreOption) == 0)
       return;
     std::optional<tessera::target::TargetInfo> target =
         tessera::target::TargetInfo::forPass(kernel, arch);

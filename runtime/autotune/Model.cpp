@@ -213,10 +213,9 @@ std::string tessera::autotune::splitKReason(tile::KernelOp kernel, const jit::Ke
                                             const jit::CompileRequest &req,
                                             const target::TargetInfo &target,
                                             unsigned multiprocessors) {
-  auto attr = kernel->getAttrOfType<IntegerAttr>("tile.split_k");
-  if (!attr || attr.getInt() <= 1)
+  int64_t splits = tile::scheduleOption(kernel, kSplitKOption);
+  if (splits <= 1)
     return "";
-  int64_t splits = attr.getInt();
   if (std::string why = tile::splitKObstacle(kernel); !why.empty())
     return why;
   // The estimate reads the unsplit loop: its grid is the output tiles.
@@ -237,8 +236,7 @@ std::string tessera::autotune::splitKReason(tile::KernelOp kernel, const jit::Ke
 }
 
 std::string tessera::autotune::warpSpecializeReason(tile::KernelOp kernel) {
-  auto attr = kernel->getAttrOfType<IntegerAttr>("tile.warp_specialize");
-  if (!attr || attr.getInt() == 0)
+  if (tile::scheduleOption(kernel, kWarpSpecializeOption) == 0)
     return "";
   // Matmul's loop accumulates its dot; attention's computes two.
   for (auto loop : kernel.getBody().front().getOps<scf::ForOp>())
@@ -263,8 +261,7 @@ bool tessera::autotune::loopWithSeveralDots(tile::KernelOp kernel) {
 }
 
 std::string tessera::autotune::persistentReason(tile::KernelOp kernel) {
-  auto attr = kernel->getAttrOfType<IntegerAttr>("tile.persistent");
-  if (!attr || attr.getInt() == 0)
+  if (tile::scheduleOption(kernel, kPersistentOption) == 0)
     return "";
   if (kernel.getGrid().front().getTerminator()->getNumOperands() > 2)
     return "persistent needs a grid of at most two axes";

@@ -450,11 +450,11 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
   if (!grid)
     return grid.takeError();
   out.grid = *grid;
-  if (auto s = kernel->getAttrOfType<mlir::IntegerAttr>("tile.split_k")) {
-    out.splitK.splits = s.getInt(); // tile-split-k adds the grid's third axis
+  if (int64_t s = mlir::tile::scheduleOption(kernel, kSplitKOption); s > 1) {
+    out.splitK.splits = s; // tile-split-k adds the grid's third axis
     out.grid[2] *= out.splitK.splits;
   }
-  if (auto p = kernel->getAttrOfType<mlir::IntegerAttr>("tile.persistent"); p && p.getInt()) {
+  if (mlir::tile::scheduleOption(kernel, kPersistentOption)) {
     // tile-persistent: one axis of virtual programs; the runtime launches at
     // most as many as the GPU holds at once.
     out.persistent = true;

@@ -35,8 +35,7 @@ struct Workspace {
 
 FailureOr<Workspace> workspaceOf(ConversionPatternRewriter &rw, Operation *op) {
   auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
-  auto splits = fn ? fn->getAttrOfType<IntegerAttr>("tile.split_k") : IntegerAttr();
-  if (!splits || splits.getInt() < 2)
+  if (!fn || tile::scheduleOption(fn, tessera::kSplitKOption) < 2)
     return op->emitError("internal compiler error: a split-K op in a kernel without tile.split_k");
   if (warpSpecialized(op)) // its barriers would need the producer warps too
     return op->emitError("split-k is not supported in a warp-specialized kernel");

@@ -59,9 +59,8 @@ LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::Tar
   }
   // Split-K: the workspace of partial accumulators and the per-tile arrival
   // counters (SplitKToLLVM.cpp); a slot is one partial of the compute threads.
-  auto split = kernel->getAttrOfType<IntegerAttr>("tile.split_k");
   int64_t slotBytes = 0;
-  if (split && split.getInt() > 1) {
+  if (tile::scheduleOption(kernel, tessera::kSplitKOption) > 1) {
     abi.append(2, LLVM::LLVMPointerType::get(ctx, 1));
     WalkResult walk = kernel.walk([&](tile::SplitKPublishOp publish) {
       FailureOr<size_t> n = elemsPerThread(publish.getPartial().getType());
