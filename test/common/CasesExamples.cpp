@@ -329,23 +329,23 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
       {"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1}};
   std::map<std::string, int64_t> narrow = {
       {"BM", 128}, {"BN", 64}, {"num_warps", 8}, {"num_stages", 3}, {"warp-specialize", 1}};
+  std::map<std::string, int64_t> oneGroup = {
+      {"BM", 64}, {"BN", 64}, {"num_warps", 4}, {"num_stages", 3}, {"warp-specialize", 1}};
+  std::map<std::string, int64_t> sideBySide = {
+      {"BM", 64}, {"BN", 64}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1}};
   attention(out, rng, false, 1, 2, 520, 128, wide);
   attention(out, rng, false, 1, 3, 77, 64, narrow);
   attention(out, rng, true, 1, 2, 400, 128, wide);
   attention(out, rng, true, 1, 2, 333, 64, narrow);
-  attention(out, rng, false, 1, 2, 300, 128,
-            {{"BM", 64}, {"BN", 64}, {"num_warps", 4}, {"num_stages", 3}, {"warp-specialize", 1}});
+  attention(out, rng, false, 1, 2, 300, 128, oneGroup);
   // The log-sum-exp output, full and causal, ragged N, with and without the
   // producer warpgroup.
   attentionLse(out, rng, false, 1, 2, 200, 64);
   attentionLse(out, rng, true, 2, 1, 333, 128);
-  attentionLse(
-      out, rng, true, 1, 2, 300, 128,
-      {{"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1}});
+  attentionLse(out, rng, true, 1, 2, 300, 128, wide);
   // Two warpgroups side by side along N (BM=64, 8 warps): P is spread over
   // both, so it goes through shared memory, with a barrier of the compute warps.
-  attention(out, rng, true, 1, 2, 190, 64,
-            {{"BM", 64}, {"BN", 64}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1}});
+  attention(out, rng, true, 1, 2, 190, 64, sideBySide);
   // Persistent: 240 tiles, more than the GPU holds at once, with the producer's
   // ring running on across tiles while the compute warps store the last one.
   attention(out, rng, false, 2, 24, 600, 64,
@@ -370,20 +370,10 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   attention(out, rng, true, 1, 3, 333, 128, rot);
   attention(out, rng, false, 1, 2, 77, 64, rot);
   attentionLse(out, rng, true, 1, 2, 300, 128, rot);
-  attention(out, rng, false, 1, 2, 300, 128,
-            {{"BM", 64},
-             {"BN", 64},
-             {"num_warps", 4},
-             {"num_stages", 3},
-             {"warp-specialize", 1},
-             {"rotate-dots", 1}});
-  attention(out, rng, true, 1, 2, 190, 64,
-            {{"BM", 64},
-             {"BN", 64},
-             {"num_warps", 8},
-             {"num_stages", 2},
-             {"warp-specialize", 1},
-             {"rotate-dots", 1}});
+  oneGroup["rotate-dots"] = 1;
+  attention(out, rng, false, 1, 2, 300, 128, oneGroup);
+  sideBySide["rotate-dots"] = 1;
+  attention(out, rng, true, 1, 2, 190, 64, sideBySide);
   rot["persistent"] = 1;
   attention(out, rng, false, 2, 24, 600, 64, rot);
   // The compute warpgroups in turns at their dots (tile-ping-pong; on sm_90a
@@ -407,13 +397,9 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   pp.erase("rotate-dots");
   pp["num_stages"] = 2;
   attention(out, rng, true, 1, 2, 400, 128, pp);
-  attention(out, rng, false, 1, 2, 190, 64,
-            {{"BM", 64},
-             {"BN", 64},
-             {"num_warps", 8},
-             {"num_stages", 2},
-             {"warp-specialize", 1},
-             {"ping-pong", 1}});
+  sideBySide.erase("rotate-dots");
+  sideBySide["ping-pong"] = 1;
+  attention(out, rng, false, 1, 2, 190, 64, sideBySide);
   // Head dim 96, not a power of two: the tiles are padded to 128 and masked
   // (tile-pad-extents); full and causal at ragged N.
   attention(out, rng, false, 1, 2, 200, 96);
