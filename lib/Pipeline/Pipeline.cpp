@@ -76,6 +76,7 @@ LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::Strin
   pm.addNestedPass<tile::KernelOp>(tile::createTileInsertBarriers());
   pm.addNestedPass<tile::KernelOp>(tile::createTileRotateDots());
   pm.addNestedPass<tile::KernelOp>(tile::createTilePingPong());
+  pm.addNestedPass<tile::KernelOp>(tile::createTileUniformMasks());
   pm.addPass(tile::createConvertTileToLLVM({arch.str()}));
   // NVVM ops without an intrinsic (wgmma.mma_async) become their PTX.
   pm.addPass(createConvertNVVMToLLVMPass());

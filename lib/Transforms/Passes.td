@@ -292,6 +292,38 @@ def TilePingPong : Pass<"tile-ping-pong", "::mlir::tile::KernelOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileUniformMasks : Pass<"tile-uniform-masks", "::mlir::tile::KernelOp"> {
+  let summary = "skips a loop's per-element masking where the mask holds everywhere";
+  let description = [{
+    A `where` over index comparisons in a loop (attention's `cols < N`, causal
+    attention's `cols <= rows`) compares and selects per element on every
+    iteration, although only a few iterations (the last key block, the
+    diagonal ones) have an element the mask clears. For each `arith.select`
+    in a loop whose mask is a conjunction of `slt`/`sle`/`sgt`/`sge`
+    comparisons of i32 tiles affine in the element's coordinates (built from
+    `tile.arange`, `tile.splat`, constants, `arith.addi`/`subi`, `arith.muli`
+    by a constant, `tile.expand_dims`, `tile.broadcast`,
+    `tile.convert_layout`), the pass tests from scalars whether the mask holds
+    for every element (exactly: at the extreme offset, with no element
+    wrapping in 32 bits) and branches; the mask's element-wise ops move into
+    the branch that still needs them. Other selects are left alone. Runs last
+    among the tile IR passes.
+
+    ```mlir
+    %all = arith.cmpi slt, %greatest, %c0_i64 : i64
+    %s = scf.if %all -> (tensor<128x64xf32>) {
+      scf.yield %x : tensor<128x64xf32>
+    } else {
+      %mask = arith.cmpi slt, %cols, %n : tensor<1x64xi32>
+      %b = tile.broadcast %mask : tensor<1x64xi1> -> tensor<128x64xi1>
+      %m = arith.select %b, %x, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
+      scf.yield %m : tensor<128x64xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def TileSinkSharedLoads : Pass<"tile-sink-shared-loads", "::mlir::ModuleOp"> {
   let summary = "moves shared-memory loads of lowered kernels down to their first use";
   let description = [{
