@@ -97,12 +97,9 @@ public:
   /// The most 32-bit registers one block may hold.
   unsigned registersPerBlock() const { return 65536; }
   /// Per-thread register budgets of a warp-specialized block of 8 compute
-  /// warps and one producer warpgroup (setmaxnreg; 24 x 128 + 240 x 256 of
-  /// registersPerBlock): the producer only waits and issues TMA copies, so
-  /// ptxas fits it in 24 (it says so when it cannot), and every register
-  /// more of the compute warps is one less spilled by a rotated attention.
-  unsigned producerRegisters() const { return 24; }
-  unsigned computeRegisters() const { return 240; }
+  /// warps and one producer warpgroup (setmaxnreg; they fill registersPerBlock).
+  unsigned producerRegisters() const { return 40; }
+  unsigned computeRegisters() const { return 232; }
 
   /// One multiprocessor's capacities and rates.
   const Throughput &perMultiprocessor() const { return rates_; }
