@@ -20,10 +20,9 @@
 // (its slot, holding both operands of iteration j - 1, is released once that
 // dot is complete). What it reads from iteration j - 1 is either recomputed
 // from the induction variable (slot indices, views), or carried by the loop
-// (P before its conversions to the dot's operand, which run at the top of the
-// next iteration; the softmax's scale factors, before any broadcast).
-// Everything runs the same number of times as before; the loop is guarded so
-// that a trip count of zero runs nothing. The second part releasing its slot one iteration later
+// (P, the softmax's scale factors, before any broadcast). Everything runs the
+// same number of times as before; the loop is guarded so that a trip count of
+// zero runs nothing. The second part releasing its slot one iteration later
 // means a producer needs three stages to stay one iteration ahead.
 //
 // Loops that do not have this shape (one dot, an asynchronous dot, a block
@@ -89,20 +88,8 @@ bool fromInductionVar(scf::ForOp loop, Value v, DenseMap<Value, bool> &memo) {
 /// the second part than to carry (a row's scale factor, not its broadcast).
 bool reshapesOnly(Operation *op) { return isa<BroadcastOp, ExpandDimsOp, SplatOp>(op); }
 
-/// Register-only conversions of the second dot's register operand (P to bf16
-/// and to wgmma's A layout). The loop carries their source and converts it at
-/// the top of the next iteration, when no dot is in flight: carried converted,
-/// the new P would go to the registers the previous P V still reads, and
-/// ptxas keeps the softmax's tail behind that dot's wait (measured on the
-/// SASS), which is the overlap rotation is for.
-bool convertsOnly(Operation *op) {
-  return isa<ConvertOp, ConvertLayoutOp>(op) && op->getNumRegions() == 0 &&
-         !op->hasAttr("tile.scratch_offset");
-}
-
-/// Collects what the second part reads from iteration j - 1 and must carry;
-/// `operandA` while following the second dot's register operand.
-void collectCarried(Rotation &r, Value v, DenseMap<Value, bool> &memo, bool operandA = false) {
+/// Collects what the second part reads from iteration j - 1 and must carry.
+void collectCarried(Rotation &r, Value v, DenseMap<Value, bool> &memo) {
   scf::ForOp loop = r.loop;
   if (loop.isDefinedOutsideOfLoop(v) || v == loop.getInductionVar() ||
       v == loop.getRegionIterArg(r.accIdx))
@@ -112,9 +99,9 @@ void collectCarried(Rotation &r, Value v, DenseMap<Value, bool> &memo, bool oper
     return;
   if (fromInductionVar(loop, v, memo))
     return;
-  if (def && (reshapesOnly(def) || (operandA && convertsOnly(def)))) {
+  if (def && reshapesOnly(def)) {
     for (Value o : def->getOperands())
-      collectCarried(r, o, memo, operandA);
+      collectCarried(r, o, memo);
     return;
   }
   r.carried.insert(v);
@@ -210,32 +197,31 @@ std::optional<Rotation> match(scf::ForOp loop) {
   DenseMap<Value, bool> memo;
   for (Operation *op : llvm::concat<Operation *const>(r.issue, r.release))
     for (Value o : op->getOperands())
-      collectCarried(r, o, memo, op == r.second.getOperation() && o == r.second.getA());
+      collectCarried(r, o, memo);
   return r;
 }
 
 /// Clones the second part's `ops` with the induction variable `prevIV`,
 /// recomputing what depends only on it and on reshapes of carried values
 /// (`m` maps the accumulator and the carried values already).
-void materialize(OpBuilder &b, Rotation &r, Value v, Value prevIV, IRMapping &m) {
-  scf::ForOp loop = r.loop;
-  if (m.contains(v) || loop.isDefinedOutsideOfLoop(v))
-    return;
-  if (v == loop.getInductionVar()) {
-    m.map(v, prevIV);
-    return;
-  }
-  Operation *def = v.getDefiningOp();
-  for (Value o : def->getOperands())
-    materialize(b, r, o, prevIV, m);
-  b.clone(*def, m);
-}
-
 void cloneSecondPart(OpBuilder &b, Rotation &r, ArrayRef<Operation *> ops, Value prevIV,
                      IRMapping &m) {
+  scf::ForOp loop = r.loop;
+  std::function<void(Value)> materialize = [&](Value v) {
+    if (m.contains(v) || loop.isDefinedOutsideOfLoop(v))
+      return;
+    if (v == loop.getInductionVar()) {
+      m.map(v, prevIV);
+      return;
+    }
+    Operation *def = v.getDefiningOp();
+    for (Value o : def->getOperands())
+      materialize(o);
+    b.clone(*def, m);
+  };
   for (Operation *op : ops) {
     for (Value o : op->getOperands())
-      materialize(b, r, o, prevIV, m);
+      materialize(o);
     b.clone(*op, m);
   }
 }
@@ -295,9 +281,6 @@ void rotate(Rotation &r) {
   s1.map(accArg, rotated.getRegionIterArg(r.accIdx));
   for (auto [k, c] : llvm::enumerate(r.carried))
     s1.map(c, rotated.getRegionIterArg(n + k));
-  // The previous iteration's register operand first, before any dot is issued.
-  if (r.second.hasRegisterA())
-    materialize(in, r, r.second.getA(), prevIV, s1);
   for (Operation &op : body->without_terminator()) {
     if (!firstPart(op))
       continue;
@@ -334,13 +317,6 @@ void rotate(Rotation &r) {
 
   loop.replaceAllUsesWith(guard.getResults());
   loop.erase();
-  // The first part's conversions of P, now made in the next iteration from
-  // the carried source, have no uses in the prologue and the loop.
-  for (Block *block : {&guard.getThenRegion().front(), nb})
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
-      if (op.use_empty() && isMemoryEffectFree(&op) && op.getNumRegions() == 0 &&
-          !op.hasTrait<OpTrait::IsTerminator>())
-        op.erase();
 }
 
 struct TileRotateDots : tile::impl::TileRotateDotsBase<TileRotateDots> {

@@ -7,9 +7,7 @@
 // the previous iteration's update and P V (async, P and alpha carried by the
 // loop, V's slot recomputed from iv - 1), waits for S alone (pendings = 1),
 // runs the softmax, waits for P V, and releases the previous slot; the
-// epilogue runs the last iteration's second part. The loop carries P as the
-// softmax makes it (f32) and converts it to the dot's operand at the top of
-// the next iteration, before any dot is issued.
+// epilogue runs the last iteration's second part.
 // CHECK-LABEL: tile.kernel @attention
 // CHECK: %[[ANY:.*]] = arith.cmpi slt, %[[LB:.*]], %[[UB:.*]] : i32
 // CHECK: %[[R:.*]]:2 = scf.if %[[ANY]]
@@ -17,14 +15,11 @@
 // CHECK: %[[S0:.*]] = tile.warpgroup_dot %[[Q:.*]], %{{.*}}, %{{.*}} :
 // CHECK-NOT: isAsync
 // CHECK: %[[A0:.*]] = math.exp2
-// CHECK: %[[P0:.*]] = math.exp2
-// CHECK-NOT: tile.convert
+// CHECK: %[[P0:.*]] = tile.convert_layout
 // CHECK-NOT: tile.mbarrier_arrive
 // CHECK: %[[FROM:.*]] = arith.addi %[[LB]], %{{.*}} : i32
 // CHECK: %[[L:.*]]:4 = scf.for %[[IV:.*]] = %[[FROM]] to %[[UB]] step %{{.*}} iter_args(%[[M:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}, %[[ALPHA:.*]] = %[[A0]], %[[P:.*]] = %[[P0]])
 // CHECK: %[[PREV:.*]] = arith.subi %[[IV]], %{{.*}} : i32
-// CHECK-NEXT: %[[PH:.*]] = tile.convert %[[P]] : tensor<64x64xf32, #mma> -> tensor<64x64xbf16, #mma>
-// CHECK-NEXT: %[[PD:.*]] = tile.convert_layout %[[PH]]
 // CHECK: tile.mbarrier_wait %[[FULL]]
 // CHECK: %[[S:.*]] = tile.warpgroup_dot %[[Q]], %{{.*}}, %{{.*}} {isAsync}
 // CHECK: %[[E:.*]] = tile.expand_dims %[[ALPHA]]
@@ -32,7 +27,7 @@
 // CHECK: %[[U:.*]] = arith.mulf %[[ACC]], %[[B]]
 // CHECK: %[[VSLOT:.*]] = arith.remsi %[[PREV]], %{{.*}} : i32
 // CHECK: %[[V:.*]] = tile.memdesc_index %{{.*}}[%[[VSLOT]]]
-// CHECK: %[[O:.*]] = tile.warpgroup_dot %[[PD]], %[[V]], %[[U]] {isAsync}
+// CHECK: %[[O:.*]] = tile.warpgroup_dot %[[P]], %[[V]], %[[U]] {isAsync}
 // CHECK: %[[SW:.*]] = tile.warpgroup_wait %[[S]] {pendings = 1 : i32}
 // CHECK: tile.reduce max %[[SW]]
 // CHECK: %[[OW:.*]] = tile.warpgroup_wait %[[O]] {pendings = 0 : i32}
@@ -43,11 +38,9 @@
 // CHECK: %[[LE:.*]] = tile.expand_dims %[[L]]#2
 // CHECK: %[[LB2:.*]] = tile.broadcast %[[LE]]
 // CHECK: %[[LU:.*]] = arith.mulf %[[L]]#1, %[[LB2]]
-// CHECK: %[[LPH:.*]] = tile.convert %[[L]]#3
-// CHECK: %[[LPD:.*]] = tile.convert_layout %[[LPH]]
 // CHECK: %[[LSLOT:.*]] = arith.remsi %[[LAST]], %{{.*}} : i32
 // CHECK: %[[LV:.*]] = tile.memdesc_index %{{.*}}[%[[LSLOT]]]
-// CHECK: %[[LO:.*]] = tile.warpgroup_dot %[[LPD]], %[[LV]], %[[LU]] :
+// CHECK: %[[LO:.*]] = tile.warpgroup_dot %[[L]]#3, %[[LV]], %[[LU]] :
 // CHECK: tile.mbarrier_arrive %[[EMPTY]]
 // CHECK: scf.yield %[[L]]#0, %[[LO]]
 // CHECK: } else {
