@@ -238,23 +238,28 @@ def TileRotateDots : Pass<"tile-rotate-dots", "::mlir::tile::KernelOp"> {
     schedule option), a warp-specialized compute loop whose two warpgroup dots
     are waited for, the second accumulating into a loop-carried value
     (attention's S = Q K^T and O = O * alpha + P V), is rotated: iteration j
-    issues its first dot, then the second part of iteration j - 1 (the
-    accumulator's update, the second dot, both in flight), waits for the first
-    dot only, runs the element-wise work of iteration j (the softmax) while
-    the second dot runs, then waits for it and releases iteration j - 1's
-    slot. A prologue runs the first part of iteration 0, an epilogue the
-    second part of the last; P and the scale factors are carried by the loop.
+    waits for the second dot of iteration j - 2 (carried in flight) and
+    releases its slot, converts P of j - 1 and updates the accumulator,
+    issues its first dot and the second dot of j - 1 back to back, waits for
+    the first only, and runs the element-wise work of iteration j (the
+    softmax) while the second dot runs; nothing waits after it. A prologue
+    runs the first part of iteration 0, an epilogue the rest; P (as the
+    softmax makes it) and the scale factors are carried by the loop; the ring
+    needs three slots or more.
     This is FlashAttention-3's intra-warpgroup overlap. Other loops are left
     as they are. Runs after tile-insert-barriers.
 
     ```mlir
+    %aw = tile.warpgroup_wait %acc {pendings = 0 : i32} : ...
+    scf.if %has_two_back {
+      tile.mbarrier_arrive %empty[%slot_two_back] : !tile.mbarrier<3>
+    }
+    %u = arith.mulf %aw, %alpha_prev : ...
     %s = tile.warpgroup_dot %q, %kj, %zero {isAsync} : ...
-    %u = arith.mulf %acc, %alpha_prev : ...
     %o = tile.warpgroup_dot %p_prev, %v_prev, %u {isAsync} : ...
     %sw = tile.warpgroup_wait %s {pendings = 1 : i32} : ...
     ... the softmax of %sw ...
-    %ow = tile.warpgroup_wait %o {pendings = 0 : i32} : ...
-    tile.mbarrier_arrive %empty[%prev_slot] : !tile.mbarrier<3>
+    scf.yield ..., %o, ...
     ```
   }];
   let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect",

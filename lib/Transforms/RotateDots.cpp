@@ -5,29 +5,41 @@
 // a warp-specialized compute loop with two waited-for warpgroup dots, the
 // second of which accumulates into a loop-carried value (attention's
 // S = Q K^T, then O = O * alpha + P V), is rotated so that the second dot of
-// iteration j - 1 runs while the first of iteration j does and is waited for
-// only after the element-wise work between them (the softmax of block j):
+// iteration j - 1 runs while the element-wise work of iteration j (the
+// softmax of block j) does:
 //
 //   prologue     iteration 0 without the second dot's part
-//   iteration j  first dot (async); second part of j - 1: the accumulator's
-//                update and the second dot (async); wait until one group is
+//   iteration j  wait for the second dot of j - 2 (carried in flight) and
+//                release its slot; P of j - 1 converted and the accumulator
+//                updated; the first dot of j and the second dot of j - 1
+//                issued back to back (async); wait until one group is
 //                pending (the first dot is complete); the rest of iteration
-//                j; wait for the second dot; release j - 1's slot
-//   epilogue     the second part of the last iteration
+//                j, while the second dot goes round the loop in flight
+//   epilogue     wait for it, release the slot before the last, and the
+//                second part of the last iteration
 //
-// The second part is the dot, the pure element-wise ops between the carried
-// accumulator and its `acc` operand, and the loop's `tile.mbarrier_arrive`s
-// (its slot, holding both operands of iteration j - 1, is released once that
-// dot is complete). What it reads from iteration j - 1 is either recomputed
-// from the induction variable (slot indices, views), or carried by the loop
-// (P, the softmax's scale factors, before any broadcast). Everything runs the
-// same number of times as before; the loop is guarded so that a trip count of
-// zero runs nothing. The second part releasing its slot one iteration later
-// means a producer needs three stages to stay one iteration ahead.
+// Nothing waits after the softmax: with a wait for the second dot there,
+// ptxas moves that wait above the softmax (measured in the SASS), and the
+// overlap is gone; and nothing but dots lies between the two issues (ptxas
+// serialises every wgmma when other instructions read accumulators between
+// an issue and its wait). The second part is the dot, the pure element-wise ops
+// between the carried accumulator and its `acc` operand, and the loop's
+// `tile.mbarrier_arrive`s (its slot, holding both operands of iteration
+// j - 1, is released once that dot is complete, two iterations later; the
+// loop's first iteration and a single-iteration epilogue have none to
+// release). What it reads from iteration j - 1 is either recomputed from the
+// induction variable (slot indices, views) or carried by the loop: P as the
+// softmax makes it (its conversions to the dot's register operand run in the
+// second part, when no dot reads the registers they write), the softmax's
+// scale factors before any broadcast. Everything runs the same number of
+// times as before; the loop is guarded so that a trip count of zero runs
+// nothing. A slot released two iterations later needs a ring of three slots
+// (with two, the producer would wait for a release behind its own copy).
 //
 // Loops that do not have this shape (one dot, an asynchronous dot, a block
 // barrier, copies, shared-memory writes or ops of unknown effects in the body,
-// no slot release, a ring of one slot, a barrier wait after a release, an
+// no slot release, a ring of fewer than three slots, a barrier wait after a
+// release, an
 // unsigned loop) are left as they are: the option is a hint, never a
 // different result.
 // Runs after tile-insert-barriers, on tile IR with layouts.
@@ -88,8 +100,20 @@ bool fromInductionVar(scf::ForOp loop, Value v, DenseMap<Value, bool> &memo) {
 /// the second part than to carry (a row's scale factor, not its broadcast).
 bool reshapesOnly(Operation *op) { return isa<BroadcastOp, ExpandDimsOp, SplatOp>(op); }
 
-/// Collects what the second part reads from iteration j - 1 and must carry.
-void collectCarried(Rotation &r, Value v, DenseMap<Value, bool> &memo) {
+/// Register-only conversions of the second dot's register operand (P to bf16
+/// and to wgmma's A layout). The loop carries their source and converts it at
+/// the top of the next iteration, when no dot is in flight: carried converted,
+/// the new P would go to the registers the previous P V still reads, and
+/// ptxas keeps the softmax's tail behind that dot's wait (measured on the
+/// SASS), which is the overlap rotation is for.
+bool convertsOnly(Operation *op) {
+  return isa<ConvertOp, ConvertLayoutOp>(op) && op->getNumRegions() == 0 &&
+         !op->hasAttr("tile.scratch_offset");
+}
+
+/// Collects what the second part reads from iteration j - 1 and must carry;
+/// `operandA` while following the second dot's register operand.
+void collectCarried(Rotation &r, Value v, DenseMap<Value, bool> &memo, bool operandA = false) {
   scf::ForOp loop = r.loop;
   if (loop.isDefinedOutsideOfLoop(v) || v == loop.getInductionVar() ||
       v == loop.getRegionIterArg(r.accIdx))
@@ -99,9 +123,9 @@ void collectCarried(Rotation &r, Value v, DenseMap<Value, bool> &memo) {
     return;
   if (fromInductionVar(loop, v, memo))
     return;
-  if (def && reshapesOnly(def)) {
+  if (def && (reshapesOnly(def) || (operandA && convertsOnly(def)))) {
     for (Value o : def->getOperands())
-      collectCarried(r, o, memo);
+      collectCarried(r, o, memo, operandA);
     return;
   }
   r.carried.insert(v);
@@ -181,9 +205,9 @@ std::optional<Rotation> match(scf::ForOp loop) {
     if (&op == r.second.getOperation() || inChain.contains(&op)) {
       r.issue.insert(&op);
     } else if (auto arrive = dyn_cast<MBarrierArriveOp>(op)) {
-      // A release moves one iteration later: its ring must have a slot for
-      // the iteration after (one slot would wait for itself).
-      if (op.isBeforeInBlock(r.second) || arrive.getBars().getType().getCount() < 2)
+      // A release moves two iterations later: its ring must have slots for
+      // the two iterations after.
+      if (op.isBeforeInBlock(r.second) || arrive.getBars().getType().getCount() < 3)
         return std::nullopt;
       r.release.insert(&op);
     } else if (!r.release.empty() && isa<MBarrierWaitOp>(op)) {
@@ -197,31 +221,32 @@ std::optional<Rotation> match(scf::ForOp loop) {
   DenseMap<Value, bool> memo;
   for (Operation *op : llvm::concat<Operation *const>(r.issue, r.release))
     for (Value o : op->getOperands())
-      collectCarried(r, o, memo);
+      collectCarried(r, o, memo, op == r.second.getOperation() && o == r.second.getA());
   return r;
 }
 
 /// Clones the second part's `ops` with the induction variable `prevIV`,
 /// recomputing what depends only on it and on reshapes of carried values
 /// (`m` maps the accumulator and the carried values already).
+void materialize(OpBuilder &b, Rotation &r, Value v, Value prevIV, IRMapping &m) {
+  scf::ForOp loop = r.loop;
+  if (m.contains(v) || loop.isDefinedOutsideOfLoop(v))
+    return;
+  if (v == loop.getInductionVar()) {
+    m.map(v, prevIV);
+    return;
+  }
+  Operation *def = v.getDefiningOp();
+  for (Value o : def->getOperands())
+    materialize(b, r, o, prevIV, m);
+  b.clone(*def, m);
+}
+
 void cloneSecondPart(OpBuilder &b, Rotation &r, ArrayRef<Operation *> ops, Value prevIV,
                      IRMapping &m) {
-  scf::ForOp loop = r.loop;
-  std::function<void(Value)> materialize = [&](Value v) {
-    if (m.contains(v) || loop.isDefinedOutsideOfLoop(v))
-      return;
-    if (v == loop.getInductionVar()) {
-      m.map(v, prevIV);
-      return;
-    }
-    Operation *def = v.getDefiningOp();
-    for (Value o : def->getOperands())
-      materialize(o);
-    b.clone(*def, m);
-  };
   for (Operation *op : ops) {
     for (Value o : op->getOperands())
-      materialize(o);
+      materialize(b, r, o, prevIV, m);
     b.clone(*op, m);
   }
 }
@@ -281,23 +306,46 @@ void rotate(Rotation &r) {
   s1.map(accArg, rotated.getRegionIterArg(r.accIdx));
   for (auto [k, c] : llvm::enumerate(r.carried))
     s1.map(c, rotated.getRegionIterArg(n + k));
+  // The second dot of iteration j - 2, carried in flight, completes; its slot
+  // is released (from the loop's second iteration on: the first has no
+  // iteration j - 2); then iteration j - 1's P is converted and the
+  // accumulator updated, all before any dot of this iteration is issued
+  // (ptxas serialises every wgmma when other instructions read accumulators
+  // between an issue and its wait).
+  Value prev2IV = arith::SubIOp::create(in, loc, prevIV, step);
+  Value acc = rotated.getRegionIterArg(r.accIdx);
+  s1.map(accArg, WarpgroupWaitOp::create(in, loc, acc.getType(), acc, 0));
+  Value twoBack = arith::CmpIOp::create(in, loc, arith::CmpIPredicate::sge, prev2IV, lb);
+  auto release = scf::IfOp::create(in, loc, TypeRange{}, twoBack, /*withElse=*/false);
+  {
+    OpBuilder rb = OpBuilder::atBlockBegin(release.thenBlock());
+    IRMapping r2;
+    cloneSecondPart(rb, r, r.release.getArrayRef(), prev2IV, r2);
+  }
+  if (r.second.hasRegisterA())
+    materialize(in, r, r.second.getA(), prevIV, s1);
+  SmallVector<Operation *> update;
+  for (Operation *op : r.issue)
+    if (op != r.second.getOperation())
+      update.push_back(op);
+  cloneSecondPart(in, r, update, prevIV, s1);
   for (Operation &op : body->without_terminator()) {
     if (!firstPart(op))
       continue;
     Operation *c = in.clone(op, s0);
     if (&op != r.first.getOperation())
       continue;
-    // The first dot stays in flight while the second part's dot is issued.
+    // Both dots issued back to back, then the first waited for alone.
     cast<WarpgroupDotOp>(c).setIsAsync(true);
-    cloneSecondPart(in, r, r.issue.getArrayRef(), prevIV, s1);
+    cloneSecondPart(in, r, {r.second.getOperation()}, prevIV, s1);
     cast<WarpgroupDotOp>(s1.lookup(r.second.getResult()).getDefiningOp()).setIsAsync(true);
     Value w = WarpgroupWaitOp::create(in, loc, c->getResult(0).getType(), c->getResult(0), 1);
     s0.map(r.first.getResult(), w);
   }
-  Value second = s1.lookup(r.second.getResult());
-  Value done = WarpgroupWaitOp::create(in, loc, second.getType(), second, 0);
-  cloneSecondPart(in, r, r.release.getArrayRef(), prevIV, s1);
-  scf::YieldOp::create(in, loc, carriedOn(s0, done));
+  // The softmax of block j ends the iteration: nothing waits after it (ptxas
+  // would move such a wait above it), so it overlaps the second dot of j - 1,
+  // which the loop carries in flight to the next iteration's first wait.
+  scf::YieldOp::create(in, loc, carriedOn(s0, s1.lookup(r.second.getResult())));
 
   // Epilogue: the second part of the last iteration, lb + (trips - 1) * step.
   Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(lb.getType(), 1));
@@ -305,9 +353,19 @@ void rotate(Rotation &r) {
   Value last = arith::AddIOp::create(
       b, loc, lb, arith::MulIOp::create(b, loc, arith::DivSIOp::create(b, loc, span, step), step));
   IRMapping ep;
-  ep.map(accArg, rotated.getResult(r.accIdx));
+  Value inFlight = rotated.getResult(r.accIdx);
+  ep.map(accArg, WarpgroupWaitOp::create(b, loc, inFlight.getType(), inFlight, 0));
   for (auto [k, c] : llvm::enumerate(r.carried))
     ep.map(c, rotated.getResult(n + k));
+  {
+    // The slot of the iteration before the last, if there was one.
+    Value beforeLast = arith::SubIOp::create(b, loc, last, step);
+    Value any2 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, beforeLast, lb);
+    auto release = scf::IfOp::create(b, loc, TypeRange{}, any2, /*withElse=*/false);
+    OpBuilder rb = OpBuilder::atBlockBegin(release.thenBlock());
+    IRMapping r2;
+    cloneSecondPart(rb, r, r.release.getArrayRef(), beforeLast, r2);
+  }
   cloneSecondPart(b, r, r.issue.getArrayRef(), last, ep);
   cloneSecondPart(b, r, r.release.getArrayRef(), last, ep);
   SmallVector<Value> results;
@@ -317,6 +375,13 @@ void rotate(Rotation &r) {
 
   loop.replaceAllUsesWith(guard.getResults());
   loop.erase();
+  // The first part's conversions of P, now made in the next iteration from
+  // the carried source, have no uses in the prologue and the loop.
+  for (Block *block : {&guard.getThenRegion().front(), nb})
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
+      if (op.use_empty() && isMemoryEffectFree(&op) && op.getNumRegions() == 0 &&
+          !op.hasTrait<OpTrait::IsTerminator>())
+        op.erase();
 }
 
 struct TileRotateDots : tile::impl::TileRotateDotsBase<TileRotateDots> {
