@@ -13,6 +13,14 @@ std::vector<ProgramCase> tessera::testutil::programCases() {
   return all;
 }
 
+void tessera::testutil::onlySm90(std::vector<ProgramCase> &out, size_t from,
+                                 const std::string &why) {
+  for (size_t i = from; i < out.size(); ++i) {
+    out[i].notOn = {"sm_80", "sm_86", "sm_89"};
+    out[i].notOnWhy = why;
+  }
+}
+
 std::string tessera::testutil::nameOf(const char *base,
                                       const std::vector<std::pair<std::string, int64_t>> &parts) {
   std::string s = base;

@@ -48,6 +48,11 @@ struct ProgramCase {
   std::string notOnWhy;
 };
 
+/// Marks the cases from `from` on as not for the code of sm_80, sm_86 and
+/// sm_89 (their shared memory, at most 163 KiB a block, is smaller than
+/// sm_90's 227 KiB), with `why`.
+void onlySm90(std::vector<ProgramCase> &out, size_t from, const std::string &why);
+
 /// GoogleTest prints a case by its name.
 inline void PrintTo(const ProgramCase &c, std::ostream *os) { *os << c.name; }
 

@@ -103,6 +103,9 @@ void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt
   gqa(out, rng, true, 2, 4, 2, 257, 64,
       {{"BM", 128}, {"BN", 64}, {"num_warps", 8}, {"num_stages", 3}, {"warp-specialize", 1}});
   // The second dot one iteration late (tile-rotate-dots), full and causal.
+  const std::string threeWide = "three stages of K and V blocks of 128x128 with Q need 224 KiB of "
+                                "shared memory, more than sm_80 has";
+  size_t from = out.size();
   gqa(out, rng, false, 1, 8, 2, 300, 128,
       {{"BM", 128},
        {"BN", 128},
@@ -110,6 +113,7 @@ void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt
        {"num_stages", 3},
        {"warp-specialize", 1},
        {"rotate-dots", 1}});
+  onlySm90(out, from, threeWide);
   gqa(out, rng, true, 2, 4, 1, 257, 64,
       {{"BM", 128},
        {"BN", 64},
@@ -123,9 +127,11 @@ void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt
   gqa(out, rng, false, 2, 8, 2, 200, 128, {}, true);
   gqa(out, rng, true, 1, 6, 2, 333, 64, {}, true);
   gqa(out, rng, true, 1, 4, 1, 150, 64, {{"BM", 64}, {"BN", 64}, {"num_warps", 4}}, true);
+  from = out.size();
   gqa(out, rng, false, 1, 8, 2, 300, 128,
       {{"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 3}, {"warp-specialize", 1}},
       true);
+  onlySm90(out, from, threeWide);
   gqa(out, rng, true, 2, 8, 2, 257, 64,
       {{"BM", 128},
        {"BN", 64},
@@ -135,6 +141,7 @@ void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt
        {"rotate-dots", 1}},
       true);
   // Stacked groups with the warpgroups in turns (tile-ping-pong), rotated.
+  from = out.size();
   gqa(out, rng, true, 1, 8, 2, 300, 128,
       {{"BM", 128},
        {"BN", 128},
@@ -144,6 +151,7 @@ void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt
        {"rotate-dots", 1},
        {"ping-pong", 1}},
       true);
+  onlySm90(out, from, threeWide);
   // Packed batches: sequences shorter than one block, of one row, ragged,
   // and longer than the rest; full and causal, D 64 and 128.
   varlen(out, rng, false, {100, 257, 1, 64}, 2, 64);

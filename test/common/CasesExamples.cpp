@@ -363,9 +363,15 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   std::map<std::string, int64_t> rot = wide;
   rot["num_stages"] = 3;
   rot["rotate-dots"] = 1;
+  const std::string threeWide = "three stages of K and V blocks of 128x128 with Q need 224 KiB of "
+                                "shared memory, more than sm_80 has";
+  size_t from = out.size();
   attention(out, rng, false, 1, 2, 520, 128, rot);
+  onlySm90(out, from, threeWide);
   attention(out, rng, true, 1, 2, 400, 64, rot);
+  from = out.size();
   attention(out, rng, false, 2, 1, 100, 128, rot);
+  onlySm90(out, from, threeWide);
   rot["BN"] = 64;
   attention(out, rng, true, 1, 3, 333, 128, rot);
   attention(out, rng, false, 1, 2, 77, 64, rot);
@@ -386,10 +392,14 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   pp.erase("persistent");
   pp["BN"] = 128;
   pp["ping-pong"] = 1;
+  from = out.size();
   attention(out, rng, false, 1, 2, 520, 128, pp);
+  onlySm90(out, from, threeWide);
   attention(out, rng, true, 1, 3, 333, 64, pp);
+  from = out.size();
   attention(out, rng, false, 2, 1, 100, 128, pp);
   attentionLse(out, rng, true, 1, 2, 300, 128, pp);
+  onlySm90(out, from, threeWide);
   pp["persistent"] = 1;
   pp["BN"] = 64;
   attention(out, rng, true, 2, 24, 600, 64, pp);
@@ -428,11 +438,9 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
           {"warp-specialize", 1},
           {"persistent", 1},
           {"tma-store", 1}});
-  for (size_t i = wideFourStages; i < out.size(); ++i) {
-    out[i].notOn = {"sm_80", "sm_86", "sm_89"};
-    out[i].notOnWhy = "four stages of the 128x256 tile need 192 KiB of shared memory, more than "
-                      "sm_80 has (the TMA-store schedule is for sm_90)";
-  }
+  onlySm90(out, wideFourStages,
+           "four stages of the 128x256 tile need 192 KiB of shared memory, more than sm_80 has "
+           "(the TMA-store schedule is for sm_90)");
   matmul(out, rng, false, 2100, 2100, 40,
          {{"BM", 128},
           {"BN", 128},
