@@ -311,7 +311,9 @@ void sinkInto(scf::IfOp branch, Region &region) {
   llvm::SmallPtrSet<Operation *, 16> moved;
   SmallVector<Operation *> order; // last first
   for (Operation *op = branch->getPrevNode(); op; op = op->getPrevNode()) {
-    if (!isPure(op) || op->getNumRegions() || op->use_empty())
+    // Ops with scratch (a layout conversion through shared memory) stay
+    // beside the barriers tile-insert-barriers put around them.
+    if (!isPure(op) || op->getNumRegions() || op->use_empty() || op->hasAttr("tile.scratch_offset"))
       continue;
     if (llvm::all_of(op->getUsers(), [&](Operation *user) {
           return moved.contains(user) || region.isAncestor(user->getParentRegion());

@@ -178,3 +178,44 @@ tile.kernel @alone(%x: !tile.tensor<?xf32>, %y: !tile.tensor<?xi32>, %n: i32) gr
   tile.store %x[%c0], %r : !tile.tensor<?xf32>, tensor<64xf32>
   tile.return
 }
+
+// -----
+
+// A mask op with scratch (a layout conversion through shared memory) stays
+// where it is, beside the barriers around it; the ops after it still move.
+// CHECK-LABEL: tile.kernel @scratch
+// CHECK: %[[CV:.*]] = tile.convert_layout %{{.*}} {tile.scratch_offset = 0 : i64}
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK-NEXT: %[[M:.*]] = tile.broadcast %[[CV]]
+// CHECK-NEXT: arith.select %[[M]]
+tile.kernel @scratch(%x: !tile.tensor<?x?xf32>, %n: i32) grid {
+^bb0(%a: !tile.tensor<?x?xf32>, %b: i32):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<64x64xf32>
+  %init = arith.constant dense<0xFF800000> : tensor<64xf32>
+  %blocks = arith.ceildivsi %n, %c64 : i32
+  %r = scf.for %j = %c0 to %blocks step %c1 iter_args(%m = %init) -> (tensor<64xf32>) : i32 {
+    %base = arith.muli %j, %c64 : i32
+    %bs = tile.splat %base : tensor<64xi32>
+    %idx = tile.arange : tensor<64xi32>
+    %cols = arith.addi %bs, %idx : tensor<64xi32>
+    %cols2 = tile.expand_dims %cols axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+    %ns = tile.splat %n : tensor<1x64xi32>
+    %in = arith.cmpi slt, %cols2, %ns : tensor<1x64xi32>
+    %cv = tile.convert_layout %in {tile.scratch_offset = 0 : i64} : tensor<1x64xi1> -> tensor<1x64xi1>
+    %in2 = tile.broadcast %cv : tensor<1x64xi1> -> tensor<64x64xi1>
+    %s = tile.load %x[%c0, %j] : !tile.tensor<?x?xf32> -> tensor<64x64xf32>
+    %masked = arith.select %in2, %s, %ninf : tensor<64x64xi1>, tensor<64x64xf32>
+    %rm = tile.reduce max %masked axis 1 : tensor<64x64xf32> -> tensor<64xf32>
+    %mn = arith.maximumf %m, %rm : tensor<64xf32>
+    scf.yield %mn : tensor<64xf32>
+  }
+  tile.store %x[%c0, %c0], %r : !tile.tensor<?x?xf32>, tensor<64xf32>
+  tile.return
+}
