@@ -121,10 +121,14 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
       c.params[kWarpSpecializeOption] = 1;
       configs.push_back(c);
       // The loop's second dot overlapping the next iteration's first and
-      // the softmax between them (attention's; tile-rotate-dots). Not
+      // the softmax between them (attention's; tile-rotate-dots), with 3
+      // stages or more (the rotated loop releases a slot two iterations
+      // after its copy; with 2 the pass leaves the loop as it is). Not
       // ping-pong: measured slower at every attention configuration, rotated
       // or not (docs/BENCHMARKS.md, 2026-12-06); `--param ping-pong=1` tries it.
-      if (severalDots && !req.fixed.count(kRotateDotsOption)) {
+      auto stages = c.params.find("num_stages");
+      if (severalDots && !req.fixed.count(kRotateDotsOption) &&
+          (stages == c.params.end() ? kDefaultNumStages : stages->second) >= 3) {
         Config r = c;
         r.params[kRotateDotsOption] = 1;
         configs.push_back(std::move(r));
