@@ -39,9 +39,8 @@
 // Loops that do not have this shape (one dot, an asynchronous dot, a block
 // barrier, copies, shared-memory writes or ops of unknown effects in the body,
 // no slot release, a ring of fewer than three slots, a barrier wait after a
-// release, an
-// unsigned loop) are left as they are: the option is a hint, never a
-// different result.
+// release, an unsigned loop) are left as they are: the option is a hint, never
+// a different result.
 // Runs after tile-insert-barriers, on tile IR with layouts.
 //
 //===----------------------------------------------------------------------===//
@@ -101,11 +100,9 @@ bool fromInductionVar(scf::ForOp loop, Value v, DenseMap<Value, bool> &memo) {
 bool reshapesOnly(Operation *op) { return isa<BroadcastOp, ExpandDimsOp, SplatOp>(op); }
 
 /// Register-only conversions of the second dot's register operand (P to bf16
-/// and to wgmma's A layout). The loop carries their source and converts it at
-/// the top of the next iteration, when no dot is in flight: carried converted,
-/// the new P would go to the registers the previous P V still reads, and
-/// ptxas keeps the softmax's tail behind that dot's wait (measured on the
-/// SASS), which is the overlap rotation is for.
+/// and to wgmma's A layout). The loop carries their source and the second
+/// part converts it once the previous second dot is complete: carried
+/// converted, the new P would go to the registers that dot still reads.
 bool convertsOnly(Operation *op) {
   return isa<ConvertOp, ConvertLayoutOp>(op) && op->getNumRegions() == 0 &&
          !op->hasAttr("tile.scratch_offset");
@@ -225,9 +222,9 @@ std::optional<Rotation> match(scf::ForOp loop) {
   return r;
 }
 
-/// Clones the second part's `ops` with the induction variable `prevIV`,
-/// recomputing what depends only on it and on reshapes of carried values
-/// (`m` maps the accumulator and the carried values already).
+/// Clones the ops `v` is computed by with the induction variable `prevIV`
+/// (what depends only on it and on reshapes or conversions of carried values),
+/// unless `m` maps `v` already.
 void materialize(OpBuilder &b, Rotation &r, Value v, Value prevIV, IRMapping &m) {
   scf::ForOp loop = r.loop;
   if (m.contains(v) || loop.isDefinedOutsideOfLoop(v))
@@ -242,6 +239,9 @@ void materialize(OpBuilder &b, Rotation &r, Value v, Value prevIV, IRMapping &m)
   b.clone(*def, m);
 }
 
+/// Clones the second part's `ops` with the induction variable `prevIV`,
+/// materializing their operands (`m` maps the accumulator and the carried
+/// values already).
 void cloneSecondPart(OpBuilder &b, Rotation &r, ArrayRef<Operation *> ops, Value prevIV,
                      IRMapping &m) {
   for (Operation *op : ops) {
@@ -375,8 +375,8 @@ void rotate(Rotation &r) {
 
   loop.replaceAllUsesWith(guard.getResults());
   loop.erase();
-  // The first part's conversions of P, now made in the next iteration from
-  // the carried source, have no uses in the prologue and the loop.
+  // The first part's conversions of P, now made in the second part from the
+  // carried source, have no uses in the prologue and the loop.
   for (Block *block : {&guard.getThenRegion().front(), nb})
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
       if (op.use_empty() && isMemoryEffectFree(&op) && op.getNumRegions() == 0 &&

@@ -195,7 +195,7 @@ class MaskTest {
 public:
   MaskTest(OpBuilder &b, Location loc) : b(b), loc(loc) {}
 
-  /// Whether `mask` is understood; the conditions are collected in `conds`.
+  /// Whether `mask` is understood; its comparisons are collected in `pending`.
   bool collect(Value mask) {
     Operation *def = mask.getDefiningOp();
     if (!def)
