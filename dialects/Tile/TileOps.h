@@ -27,6 +27,10 @@ struct SplitKWorkspace : public SideEffects::Resource::Base<SplitKWorkspace> {
 /// tessera::kScheduleOptions, such as kRotateDotsOption) on the kernel `op`,
 /// or on the function it was lowered to: its attribute, else the default.
 int64_t scheduleOption(Operation *op, StringRef option);
+/// Whether `op` goes through shared-memory scratch (tile-allocate-shared gave
+/// it `tile.scratch_offset`): it needs the barriers tile-insert-barriers put
+/// around it, so passes that move or regroup ops leave it where it is.
+inline bool usesScratch(Operation *op) { return op->hasAttr("tile.scratch_offset"); }
 } // namespace mlir::tile
 
 #define GET_OP_CLASSES

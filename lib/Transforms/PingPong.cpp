@@ -66,7 +66,7 @@ Block *computeBlock(KernelOp kernel) {
 /// Whether `op` may sit between two dots of a section: it neither waits nor
 /// synchronises the compute warps.
 bool fitsInSection(Operation *op) {
-  return isPure(op) && op->getNumRegions() == 0 && !op->hasAttr("tile.scratch_offset");
+  return isPure(op) && op->getNumRegions() == 0 && !usesScratch(op);
 }
 
 /// The sections of `block` and of the blocks nested in it: first and last dot.

@@ -88,7 +88,7 @@ bool fromInductionVar(scf::ForOp loop, Value v, DenseMap<Value, bool> &memo) {
   // Effect-free is enough (a division by a loop value is recomputed for the
   // same iteration it ran in before); scratch would need the block's barriers.
   bool ok = def && def->getBlock() == loop.getBody() && isMemoryEffectFree(def) &&
-            def->getNumRegions() == 0 && !def->hasAttr("tile.scratch_offset");
+            def->getNumRegions() == 0 && !usesScratch(def);
   memo[v] = false; // no cycles in SSA; guards the recursion
   for (Value o : ok ? def->getOperands() : ValueRange{})
     ok = ok && fromInductionVar(loop, o, memo);
@@ -104,8 +104,7 @@ bool reshapesOnly(Operation *op) { return isa<BroadcastOp, ExpandDimsOp, SplatOp
 /// part converts it once the previous second dot is complete: carried
 /// converted, the new P would go to the registers that dot still reads.
 bool convertsOnly(Operation *op) {
-  return isa<ConvertOp, ConvertLayoutOp>(op) && op->getNumRegions() == 0 &&
-         !op->hasAttr("tile.scratch_offset");
+  return isa<ConvertOp, ConvertLayoutOp>(op) && op->getNumRegions() == 0 && !usesScratch(op);
 }
 
 /// Collects what the second part reads from iteration j - 1 and must carry;
@@ -135,7 +134,7 @@ bool writesShared(Operation *op) {
   if (isa<MBarrierWaitOp, MBarrierArriveOp>(op) ||
       op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
     return false;
-  if (op->hasAttr("tile.scratch_offset"))
+  if (usesScratch(op))
     return true;
   auto iface = dyn_cast<MemoryEffectOpInterface>(op);
   if (!iface)
@@ -192,7 +191,7 @@ std::optional<Rotation> match(scf::ForOp loop) {
       break;
     }
     if (user->getBlock() != body || !isMemoryEffectFree(user) || user->getNumResults() != 1 ||
-        user->getNumRegions() || user->hasAttr("tile.scratch_offset"))
+        user->getNumRegions() || usesScratch(user))
       return std::nullopt;
     chain.push_back(user);
     v = user->getResult(0);

@@ -313,7 +313,7 @@ void sinkInto(scf::IfOp branch, Region &region) {
   for (Operation *op = branch->getPrevNode(); op; op = op->getPrevNode()) {
     // Ops with scratch (a layout conversion through shared memory) stay
     // beside the barriers tile-insert-barriers put around them.
-    if (!isPure(op) || op->getNumRegions() || op->use_empty() || op->hasAttr("tile.scratch_offset"))
+    if (!isPure(op) || op->getNumRegions() || op->use_empty() || usesScratch(op))
       continue;
     if (llvm::all_of(op->getUsers(), [&](Operation *user) {
           return moved.contains(user) || region.isAncestor(user->getParentRegion());
