@@ -68,6 +68,19 @@ inline constexpr const char *kRotateDotsOption = "rotate-dots";
 /// `tile.ping_pong`; ignored where it does not apply.
 inline constexpr const char *kPingPongOption = "ping-pong";
 
+/// The compiler's cluster schedule option (`--param cluster=C`, sm_90): the
+/// programs launch in thread-block clusters of C consecutive programs along
+/// axis 0, and a TMA-pipelined load whose tile is the same for all of them
+/// (its coordinates do not depend on program_id(0): a matmul's B) is copied
+/// once per cluster and multicast into every program's slot
+/// (tile-cluster-programs). Recorded as `tile.cluster`; ignored where no load
+/// can be shared, and dropped when C does not divide the grid's axis 0.
+inline constexpr const char *kClusterOption = "cluster";
+inline constexpr int64_t kMaxCluster = 4;
+/// What tile-cluster-programs puts on a load whose tile every program of a
+/// cluster loads (the cluster's size, an i32).
+inline constexpr const char *kMulticastAttr = "tile.multicast";
+
 /// Every schedule option: its name, the kernel attribute it becomes (an i64,
 /// set only when the value differs from the default) and its range.
 struct ScheduleOption {
@@ -82,6 +95,7 @@ inline constexpr ScheduleOption kScheduleOptions[] = {
     {kTmaStoreOption, "tile.tma_store", 0, 1, 0},
     {kRotateDotsOption, "tile.rotate_dots", 0, 1, 0},
     {kPingPongOption, "tile.ping_pong", 0, 1, 0},
+    {kClusterOption, "tile.cluster", 1, kMaxCluster, 1},
 };
 
 } // namespace tessera

@@ -114,7 +114,28 @@ LogicalResult verifyTensorMap(Operation *op, Value tensor, unsigned map, StringR
     return op->emitOpError() << what << " other than the one tensor map " << map << " describes";
   return success();
 }
+/// That the kernel around `op` (if any) runs in clusters of `size` programs
+/// (any size when none is given).
+LogicalResult verifyCluster(Operation *op, std::optional<uint32_t> size) {
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (!kernel)
+    return success();
+  auto dims = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.cluster_dims");
+  if (!dims || dims.size() != 3 || dims[1] != 1 || dims[2] != 1)
+    return op->emitOpError()
+           << "needs a kernel in clusters along axis 0 (tile.cluster_dims = [C, 1, 1])";
+  if (size && dims[0] != *size)
+    return op->emitOpError() << "spans " << *size << " programs in a kernel of clusters of "
+                             << dims[0];
+  return success();
+}
 } // namespace
+
+LogicalResult MBarrierArriveOp::verify() {
+  return getCluster() ? verifyCluster(*this, getCluster()) : success();
+}
+
+LogicalResult ClusterBarrierOp::verify() { return verifyCluster(*this, std::nullopt); }
 
 LogicalResult TmaCopyOp::verify() {
   GlobalTensorType tensor = getTensor().getType();
@@ -130,6 +151,8 @@ LogicalResult TmaCopyOp::verify() {
   if (!dst.getGeometry().rowMajor)
     return emitOpError() << "writes slots stored along the tensor's last axis, got "
                          << dst.getEncoding();
+  if (getMulticast() && failed(verifyCluster(*this, getMulticast())))
+    return failure();
   return verifyTensorMap(*this, getTensor(), getMap(), "copies a tensor");
 }
 

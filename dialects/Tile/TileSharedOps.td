@@ -279,14 +279,24 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [AttrSizedOperandSegments,
     `bars`, expecting the slot's bytes, and issues the copies; the barrier's
     phase completes when they have landed. With `pred` false nothing happens.
 
+    With `multicast = C` the kernel runs in clusters of C programs
+    (tile-cluster-programs) that all copy the same tile at this point: the
+    program of rank r in its cluster issues the column blocks j with
+    j mod C = r, each written into the same slot of every program of the
+    cluster and completing on the same barrier there, so that each program's
+    barrier still receives the whole slot's bytes.
+
     ```mlir
     tile.tma_copy %a[%i, %k], %slot, %bars[%s] if %p {map = 0 : i32}
         : !tile.tensor<?x?xbf16>, !tile.memdesc<128x64xbf16, #shared>, !tile.mbarrier<3>
+    tile.tma_copy %b[%k, %j], %slot, %bars[%s] {map = 1 : i32, multicast = 2 : i32}
+        : !tile.tensor<?x?xbf16>, !tile.memdesc<64x256xbf16, #shared>, !tile.mbarrier<3>
     ```
   }];
   let arguments = (ins Tile_TensorType:$tensor, Variadic<I32>:$coords, Tile_MemDescType:$dst,
                        Tile_MBarrierType:$bars, I32:$index, Optional<I1>:$pred,
-                       ConfinedAttr<I32Attr, [IntNonNegative]>:$map);
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$map,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<2>, IntMaxValue<16>]>>:$multicast);
   let assemblyFormat = [{
     $tensor `[` $coords `]` `,` $dst `,` $bars `[` $index `]` (`if` $pred^)? attr-dict `:`
     type($tensor) `,` qualified(type($dst)) `,` qualified(type($bars))
@@ -366,12 +376,42 @@ def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive",
     warp-specialized loop: the producer may then refill the slot). The
     barrier's `arrivals` count the threads that arrive per phase.
 
+    With `cluster = C` (a kernel in clusters of C programs), each warp
+    arrives once on the barrier at the same place in every program of its
+    cluster (lane r on the one of the program of rank r): the barrier then
+    counts warps times C arrivals per phase, and its phase completes when
+    every warp of the cluster has released the slot.
+
     ```mlir
     tile.mbarrier_arrive %empty[%s] : !tile.mbarrier<4>
+    tile.mbarrier_arrive %empty[%s] {cluster = 2 : i32} : !tile.mbarrier<4>
     ```
   }];
-  let arguments = (ins Tile_MBarrierType:$bars, I32:$index);
+  let arguments = (ins Tile_MBarrierType:$bars, I32:$index,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<2>, IntMaxValue<16>]>>:$cluster);
   let assemblyFormat = "$bars `[` $index `]` attr-dict `:` qualified(type($bars))";
+  let hasVerifier = 1;
+}
+
+def Tile_ClusterBarrierOp : Tile_Op<"cluster_barrier",
+    [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "synchronises every thread of the programs of a cluster";
+  let description = [{
+    In a kernel launched in clusters (`tile.cluster_dims`), every thread of
+    every program of the cluster arrives and waits (barrier.cluster, the
+    arrival relaxed: it orders no memory but what was fenced for the cluster
+    before, as `tile.mbarrier_alloc` fences its initialisation). Placed after
+    the barriers that multicast copies and cluster arrivals target are
+    initialised, and at the end of the kernel, so that no program exits while
+    another may still arrive on its barriers or write into its shared
+    memory.
+
+    ```mlir
+    tile.cluster_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
 }
 
 def Tile_InProducerOp : Tile_Op<"in_producer", [Pure]> {

@@ -65,6 +65,7 @@ LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::Strin
   }
   pm.addNestedPass<tile::KernelOp>(tile::createTileLegalizeFloat8());
   pm.addNestedPass<tile::KernelOp>(tile::createTilePadExtents());
+  pm.addNestedPass<tile::KernelOp>(tile::createTileClusterPrograms({arch.str()}));
   pm.addNestedPass<tile::KernelOp>(tile::createTileGroupPrograms());
   pm.addNestedPass<tile::KernelOp>(tile::createTileSplitK());
   pm.addNestedPass<tile::KernelOp>(tile::createTilePersistent());
@@ -96,7 +97,8 @@ FailureOr<int64_t> tessera::pipeline::sharedMemoryBytes(tile::KernelOp kernel,
   PassManager pm(kernel.getContext(), tile::KernelOp::getOperationName());
   pm.addPass(tile::createTileLegalizeFloat8());
   pm.addPass(tile::createTilePadExtents());
-  pm.addPass(tile::createTilePersistent()); // its ring outlives each tile's loop
+  pm.addPass(tile::createTileClusterPrograms({arch.str()})); // the empty barriers of a cluster
+  pm.addPass(tile::createTilePersistent());                  // its ring outlives each tile's loop
   pm.addPass(tile::createTileAssignLayouts({arch.str()}));
   pm.addPass(tile::createTileStageOperands());
   pm.addPass(tile::createTileSoftwarePipeline({arch.str()}));

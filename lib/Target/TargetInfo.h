@@ -119,6 +119,8 @@ public:
   bool hasCpAsync() const { return capability_ >= 80; }
   bool hasTMA() const { return capability_ >= 90; }
   bool hasMbarrierTx() const { return capability_ >= 90; }
+  /// Thread-block clusters (distributed shared memory, TMA multicast).
+  bool hasClusters() const { return capability_ >= 90; }
   bool hasWgmma() const { return capability_ == 90 && archSpecific_; }
   /// The copy sizes of cp.async, in bytes (16 with the .cg cache hint).
   llvm::ArrayRef<unsigned> cpAsyncBytes() const;

@@ -67,6 +67,13 @@ struct TileGroupPrograms : tile::impl::TileGroupProgramsBase<TileGroupPrograms> 
     Operation *yield = kernel.getGrid().front().getTerminator();
     if (group < 2 || yield->getNumOperands() < 2 || !isMatmulLike(kernel))
       return;
+    // A cluster of C programs along axis 0 (tile-cluster-programs) stays on
+    // one value of axis 1 when a group's rows are a multiple of C: the
+    // grid's extent along axis 0 is (the compiler checks it), and so every
+    // group's first row and its row count are.
+    int64_t rowsPerGroup = group;
+    if (auto dims = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.cluster_dims"))
+      rowsPerGroup = llvm::alignTo(rowsPerGroup, dims[0]);
     SmallVector<ProgramIdOp> ids[2];
     kernel.getBody().walk([&](ProgramIdOp pid) {
       if (pid.getAxis() < 2)
@@ -82,7 +89,7 @@ struct TileGroupPrograms : tile::impl::TileGroupProgramsBase<TileGroupPrograms> 
     Value p1 = ProgramIdOp::create(b, loc, i32, axis(1));
     Value n0 = NumProgramsOp::create(b, loc, i32, axis(0));
     Value n1 = NumProgramsOp::create(b, loc, i32, axis(1));
-    Value g = c(group);
+    Value g = c(rowsPerGroup);
     Value lin = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, p1, n0), p0);
     Value width = arith::MulIOp::create(b, loc, g, n1);
     Value first = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, lin, width), g);

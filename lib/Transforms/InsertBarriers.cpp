@@ -147,7 +147,7 @@ private:
   }
 
   void visit(Operation *op, State &s, bool insert) {
-    if (isa<BarrierOp>(op)) {
+    if (isa<BarrierOp, ClusterBarrierOp>(op)) {
       s.pending.clear();
       return;
     }

@@ -348,6 +348,34 @@ def TileSinkSharedLoads : Pass<"tile-sink-shared-loads", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TileClusterPrograms : Pass<"tile-cluster-programs", "::mlir::tile::KernelOp"> {
+  let summary = "launches programs in clusters that share the tiles they all load";
+  let description = [{
+    With the kernel's `cluster` schedule option C (`tile.cluster`) on sm_90,
+    a block load in a loop whose tile is the same for C programs that differ
+    in `program_id(0)` only (its tensor and coordinates, and every loop
+    around it, do not depend on `program_id(0)`; no `scf.if` around it: a
+    matmul's B) gets `tile.multicast = C`, and the kernel
+    `tile.cluster_dims = [C, 1, 1]`: consecutive programs along axis 0 launch
+    as one thread-block cluster, and tile-software-pipeline copies such a
+    tile once per cluster by TMA, multicast into each program's slot. A
+    kernel with no such load, or a persistent one, is left as it is. Runs
+    before tile-group-programs, which keeps a cluster on one value of axis 1.
+
+    ```mlir
+    tile.kernel @matmul(...) attributes {tile.cluster = 2 : i64,
+                                         tile.cluster_dims = array<i64: 2, 1, 1>} ...
+      %b = tile.load %arg1[%k, %p1] {tile.multicast = 2 : i32} : ...
+    ```
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string",
+           "::tessera::target::TargetInfo::kDefaultArch.str()",
+           "the GPU architecture code is generated for (sm_80, sm_90a, ...)">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileGroupPrograms : Pass<"tile-group-programs", "::mlir::tile::KernelOp"> {
   let summary = "orders a matmul's output tiles in groups of rows for L2 reuse";
   let description = [{

@@ -25,6 +25,14 @@
 // layouts distribute over the first `num_warps`, whose barriers become a named
 // barrier of their own threads in the lowering.
 //
+// Clusters: in a kernel of `tile.cluster_dims` (tile-cluster-programs), the
+// copies of a load marked `tile.multicast` write every program's slot. A slot
+// is refilled once every program of the cluster has released it: after the
+// wait that completes iteration k - 1's dot, each warp arrives on `empty`
+// of slot (k - 1) % S in every program, and the block waits for that phase
+// before issuing into the slot. Cluster barriers follow the barriers'
+// initialisation and end the kernel.
+//
 //===----------------------------------------------------------------------===//
 #include "lib/Analysis/AxisInfo.h"
 #include "lib/Transforms/SoftwarePipeline.h"
@@ -226,14 +234,15 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   Value empty = MBarrierAllocOp::create(before, loc, MBarrierType::get(ctx, p.stages),
                                         before.getI32IntegerAttr(32 * warps));
   if (!p.asyncDot) {
-    MBarrierArriveOp::create(b, loc, empty, arith::RemSIOp::create(b, loc, p.g, numStages));
+    MBarrierArriveOp::create(b, loc, empty, arith::RemSIOp::create(b, loc, p.g, numStages),
+                             IntegerAttr());
   } else {
     Value started = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, p.k, cst(0));
     auto release = scf::IfOp::create(b, loc, TypeRange{}, started, /*withElse=*/false);
     OpBuilder r = OpBuilder::atBlockBegin(release.thenBlock());
     Value prev =
         arith::RemSIOp::create(r, loc, arith::AddIOp::create(r, loc, p.g, stagesLess1), numStages);
-    MBarrierArriveOp::create(r, loc, empty, prev);
+    MBarrierArriveOp::create(r, loc, empty, prev, IntegerAttr());
   }
   if (p.outer && p.asyncDot) {
     // The producer goes on to the next tile: the last iteration's slot is
@@ -247,7 +256,7 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
     auto rc = [&](int64_t v) { return arith::ConstantOp::create(r, loc, r.getI32IntegerAttr(v)); };
     Value slot = arith::RemSIOp::create(
         r, loc, arith::AddIOp::create(r, loc, end, rc(p.stages - 1)), rc(p.stages));
-    MBarrierArriveOp::create(r, loc, empty, slot);
+    MBarrierArriveOp::create(r, loc, empty, slot, IntegerAttr());
   }
 
   // Hoist what the producer needs to the top, then the buffers and barriers.
@@ -329,7 +338,46 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
     Value slot = MemDescIndexOp::create(b, loc, slotTy, buf, slotIndex);
     SmallVector<Value> coords = coordsAt(b, loop, c, iv, &outside);
     TmaCopyOp::create(b, loc, c.load.getTensor(), coords, slot, p.full, slotIndex, Value(),
-                      b.getI32IntegerAttr(c.tmaMap));
+                      b.getI32IntegerAttr(c.tmaMap), IntegerAttr());
   }
   kernel->setAttr("tile.producer_warps", b.getI64IntegerAttr(kProducerWarps));
+}
+
+ClusterRing mlir::tile::pipeline::clusterRing(OpBuilder &b, Location loc, scf::ForOp loop,
+                                              ArrayRef<Candidate> cands, unsigned stages) {
+  auto kernel = loop->getParentOfType<KernelOp>();
+  auto dims = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.cluster_dims");
+  bool shared = llvm::any_of(
+      cands, [](const Candidate &c) { return c.load && c.load->hasAttr(tessera::kMulticastAttr); });
+  if (!dims || dims[0] < 2 || !shared)
+    return {};
+  ClusterRing ring;
+  ring.size = dims[0];
+  ring.empty =
+      MBarrierAllocOp::create(b, loc, MBarrierType::get(b.getContext(), stages),
+                              b.getI32IntegerAttr(kernel.getNumWarps() * (int64_t)ring.size));
+  ClusterBarrierOp::create(b, loc);
+  Operation *end = kernel.getBody().front().getTerminator();
+  if (!isa_and_nonnull<ClusterBarrierOp>(end->getPrevNode())) {
+    OpBuilder atEnd(end);
+    ClusterBarrierOp::create(atEnd, loc);
+  }
+  return ring;
+}
+
+void mlir::tile::pipeline::releaseClusterSlot(OpBuilder &b, Location loc, const ClusterRing &ring,
+                                              Value k, unsigned stages) {
+  auto cst = [&](OpBuilder &ob, int64_t v) {
+    return arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(v));
+  };
+  Value started = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, k, cst(b, 0));
+  auto release = scf::IfOp::create(b, loc, TypeRange{}, started, /*withElse=*/false);
+  OpBuilder r = OpBuilder::atBlockBegin(release.thenBlock());
+  Value prev = arith::SubIOp::create(r, loc, k, cst(r, 1));
+  Value slot = arith::RemSIOp::create(r, loc, prev, cst(r, stages));
+  // Release number (k - 1) / S of the slot completes its phase of that parity.
+  Value parity = arith::AndIOp::create(r, loc, arith::DivSIOp::create(r, loc, prev, cst(r, stages)),
+                                       cst(r, 1));
+  MBarrierArriveOp::create(r, loc, ring.empty, slot, r.getI32IntegerAttr(ring.size));
+  MBarrierWaitOp::create(r, loc, ring.empty, slot, parity);
 }

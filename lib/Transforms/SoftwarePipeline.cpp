@@ -390,6 +390,13 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
   tp.asyncDot = (bool)asyncDot;
   // With producer warps, the compute warps issue no copies.
   bool split = tma && mayWarpSplit;
+  // Tiles the programs of a cluster share (tile-cluster-programs) are
+  // multicast: each program's copy writes the slot of every program of the
+  // cluster, so a slot is refilled only once the whole cluster has released
+  // it (`empty`, one arrival per warp of each program).
+  ClusterRing cluster;
+  if (tma && late && !split)
+    cluster = clusterRing(b, loc, loop, cands, stages);
   if (split && outer) {
     // Tile j's iterations continue the ring where tile j - 1's ended.
     tp.outer = outer;
@@ -408,10 +415,13 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
         coords.resize(rank);
         AsyncGatherOp::create(b, loc, c.gather.getTensor(), coords, slot, mask, pred,
                               b.getI32IntegerAttr(c.vec));
-      } else if (tma)
+      } else if (tma) {
+        IntegerAttr multicast;
+        if (cluster.size && c.load->hasAttr(tessera::kMulticastAttr))
+          multicast = b.getI32IntegerAttr(cluster.size);
         TmaCopyOp::create(b, loc, c.load.getTensor(), coords, slot, bars, slotIndex, pred,
-                          b.getI32IntegerAttr(c.tmaMap));
-      else
+                          b.getI32IntegerAttr(c.tmaMap), multicast);
+      } else
         AsyncCopyOp::create(b, loc, c.load.getTensor(), coords, slot, pred,
                             cast<RankedTensorType>(c.load.getType()).getEncoding(),
                             b.getI32IntegerAttr(c.vec), c.load.getExtentsAttr());
@@ -505,6 +515,8 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
     if (!split && late) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfter(tp.asyncWait);
+      if (cluster.size)
+        releaseClusterSlot(b, loc, cluster, k, stages);
       issueAhead();
     }
   }
@@ -550,6 +562,12 @@ struct TileSoftwarePipeline : tile::impl::TileSoftwarePipelineBase<TileSoftwareP
     bool split = warpSpecialize || scheduleOption(kernel, tessera::kWarpSpecializeOption) != 0;
     for (scf::ForOp loop : loops)
       pipeline(loop, stages, *target, split);
+    // Clusters pay only where a copy is multicast (the warp-specialized and
+    // the cp.async loops do not): elsewhere the kernel launches alone.
+    bool multicast = false;
+    kernel.walk([&](TmaCopyOp copy) { multicast |= copy.getMulticast().has_value(); });
+    if (!multicast)
+      kernel->removeAttr("tile.cluster_dims");
   }
 };
 

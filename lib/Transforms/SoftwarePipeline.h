@@ -84,6 +84,28 @@ bool canWarpSpecialize(const TmaPipeline &p);
 /// and releasing the slot the previous iteration's dot read.
 void warpSpecialize(TmaPipeline &p, const tessera::target::TargetInfo &target);
 
+/// A TMA ring whose tiles shared by the programs of a cluster
+/// (tile-cluster-programs) are multicast; `size` is 0 when none is.
+struct ClusterRing {
+  int64_t size = 0;
+  Value empty; // per slot: one arrival per warp of each program of the cluster
+};
+
+/// When the kernel runs in clusters and one of `cands` is shared: allocates
+/// the `empty` barriers at `b`'s point, then a cluster barrier (every
+/// program's barriers are initialised before any copy or arrival reaches
+/// them), and puts one at the end of the kernel (no program exits while
+/// another may still arrive on its barriers).
+ClusterRing clusterRing(OpBuilder &b, Location loc, scf::ForOp loop, ArrayRef<Candidate> cands,
+                        unsigned stages);
+
+/// At `b`'s point in iteration `k`, after the wait that completes the dot of
+/// iteration k - 1: from k = 1 on, every warp releases slot (k - 1) % S to
+/// the whole cluster and waits until each program has released it, so that
+/// the copies into it that follow write no slot a program still reads.
+void releaseClusterSlot(OpBuilder &b, Location loc, const ClusterRing &ring, Value k,
+                        unsigned stages);
+
 /// The index of the tensor map of (`arg`, `box`, `swizzle`) in the kernel's
 /// `tile.tensor_maps`, added when new (TMA copies and stores share them).
 int64_t tensorMapIndex(KernelOp kernel, unsigned arg, ArrayRef<int64_t> box, unsigned swizzle);

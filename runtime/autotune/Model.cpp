@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/autotune/Model.h"
 
+#include "lib/Transforms/ClusterPrograms.h"
 #include "lib/Transforms/SplitK.h"
 
 #include "dialects/Tile/TileDialect.h"
@@ -232,6 +233,28 @@ std::string tessera::autotune::splitKReason(tile::KernelOp kernel, const jit::Ke
   if (e->iterations < 2 * splits)
     return s + "the loop's " + std::to_string(e->iterations) +
            " iterations give a split fewer than two";
+  return "";
+}
+
+std::string tessera::autotune::clusterReason(tile::KernelOp kernel, const jit::KernelSignature &sig,
+                                             const jit::CompileRequest &req,
+                                             const target::TargetInfo &target) {
+  int64_t size = tile::scheduleOption(kernel, kClusterOption);
+  if (size <= 1)
+    return "";
+  std::string s = "cluster=" + std::to_string(size) + ": ";
+  if (!target.hasClusters())
+    return s + "no thread-block clusters on " + req.arch;
+  if (tile::scheduleOption(kernel, kPersistentOption) ||
+      tile::scheduleOption(kernel, kWarpSpecializeOption))
+    return s + "only the plain TMA loop multicasts (not a persistent or warp-specialized one)";
+  if (tile::clusterSharedLoads(kernel).empty())
+    return s + "no load is the same for the programs of a cluster";
+  foldSizes(kernel, sig, req);
+  auto grid = kernel.getGrid().front().getTerminator()->getOperands();
+  std::optional<int64_t> rows = grid.empty() ? 1 : getConstantIntValue(grid[0]);
+  if (!rows || *rows % size)
+    return s + "the grid's axis 0 is not a multiple of " + std::to_string(size);
   return "";
 }
 

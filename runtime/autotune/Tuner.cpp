@@ -13,6 +13,7 @@
 #include "dialects/Tile/TileDialect.h"
 #include "lib/Interpreter/Interpreter.h"
 #include "lib/Target/PTX.h"
+#include "lib/Transforms/ClusterPrograms.h"
 #include "runtime/autotune/Model.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -140,6 +141,35 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
       c.params[kPersistentOption] = 1;
       configs.push_back(std::move(c));
     }
+  // Thread-block clusters of 2 along axis 0 whose programs share a TMA copy
+  // (tile-cluster-programs: a matmul's B): the plain configurations of 8
+  // warps (the large tiles of large grids, whose operand traffic multicast
+  // halves; the tuning time stays bounded) of a kernel with such a load.
+  // clusterReason prunes the others.
+  if (hopper && target->hasClusters() && !req.fixed.count(kClusterOption)) {
+    jit::CompileRequest cr = req.compileRequest(configs.front().params);
+    cr.kernel = sig->name;
+    bool shares = false;
+    llvm::Error e = jit::Compiler(req.cache).inspect(program, cr, [&](mlir::tile::KernelOp k) {
+      // Attention's loop (several dots, waited for) is not a plain TMA
+      // loop: it would not multicast.
+      shares = !mlir::tile::clusterSharedLoads(k).empty() && !loopWithSeveralDots(k);
+      return llvm::Error::success();
+    });
+    if (e)
+      llvm::consumeError(std::move(e)); // the default's own errors surface when it compiles
+    auto param = [](const Config &c, const char *name, int64_t byDefault) {
+      auto it = c.params.find(name);
+      return it == c.params.end() ? byDefault : it->second;
+    };
+    for (size_t i = 0; shares && i < plain; ++i) {
+      if (param(configs[i], "num_warps", kDefaultNumWarps) != 8)
+        continue;
+      Config c = configs[i];
+      c.params[kClusterOption] = 2;
+      configs.push_back(std::move(c));
+    }
+  }
   // TMA-store epilogues: every configuration so far, but split-K ones (their
   // epilogue adds partial sums in place).
   if (req.tmaStore && target->hasTMA() && req.aligned)
@@ -177,6 +207,8 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
             c.pruned = warpSpecializeReason(k);
           if (c.pruned.empty())
             c.pruned = persistentReason(k);
+          if (c.pruned.empty())
+            c.pruned = clusterReason(k, *sig, cr, *target);
           return llvm::Error::success();
         });
         // A configuration the frontend refuses (a tile past the register

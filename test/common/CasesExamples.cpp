@@ -294,6 +294,27 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
           {"num_stages", 4},
           {"warp-specialize", 1},
           {"persistent", 1}});
+  // Clusters along axis 0 sharing B by TMA multicast (on sm_90a; elsewhere
+  // the option changes nothing): a ragged K, the wide tile in clusters of 2
+  // and of 4 (each program issues one of B's four column blocks), K below one
+  // block with B one column block wide (rank 0 issues it all), A stored
+  // M-major, the fused epilogue, and a grid of 3 rows that no cluster of 2
+  // divides (the option is dropped).
+  std::map<std::string, int64_t> clustered = {{"BM", 128},      {"BN", 128},       {"BK", 64},
+                                              {"num_warps", 8}, {"num_stages", 4}, {"cluster", 2}};
+  matmul(out, rng, false, 500, 264, 1000, clustered);
+  matmul(out, rng, false, 300, 264, 1000, clustered);
+  matmulEpilogue(out, rng, true, 512, 200, 300, clustered);
+  clustered["BN"] = 256;
+  clustered["num_stages"] = 3; // four of this tile need more shared memory than sm_80 has
+  matmul(out, rng, false, 512, 520, 520, clustered);
+  clustered["cluster"] = 4;
+  matmul(out, rng, false, 512, 520, 520, clustered);
+  matmul(out, rng, false, 200, 72, 40,
+         {{"BM", 64}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 3}, {"cluster", 2}});
+  matmul(
+      out, rng, true, 256, 136, 300,
+      {{"BM", 64}, {"BN", 128}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 4}, {"cluster", 2}});
   // Rows of A of 600 bytes: TMA cannot describe A, the cp.async variant splits.
   matmul(out, rng, false, 200, 136, 300,
          {{"BM", 64}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 3}, {"split-k", 2}});

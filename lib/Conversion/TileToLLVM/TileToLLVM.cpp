@@ -11,7 +11,7 @@
 // bool as i8); then one 128-byte byval `nvvm.grid_constant` pointer per entry of
 // the kernel's `tile.tensor_maps` (TMA), after the split-K workspace and
 // counters (two global pointers) of a kernel with `tile.split_k`. Launch bounds: nvvm.maxntid =
-// 32 * num_warps.
+// 32 * num_warps; a kernel of `tile.cluster_dims` gets them as nvvm.cluster_dim.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Tile/Knobs.h"
@@ -85,6 +85,11 @@ LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::Tar
   auto producers = kernel->getAttrOfType<IntegerAttr>("tile.producer_warps");
   int32_t threads = 32 * (kernel.getNumWarps() + (producers ? producers.getInt() : 0));
   fn->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+  // Thread-block clusters (tile-cluster-programs): .reqnctapercluster and
+  // .explicitcluster, so that a plain launch forms them.
+  if (auto dims = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.cluster_dims"))
+    fn->setAttr("nvvm.cluster_dim",
+                b.getDenseI32ArrayAttr({(int32_t)dims[0], (int32_t)dims[1], (int32_t)dims[2]}));
   // setmaxnreg moves registers within the block's allocation, which must then
   // be the whole register file: without .maxnreg, ptxas may allocate fewer and
   // an increase would wait forever.

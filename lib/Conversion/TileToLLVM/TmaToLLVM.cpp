@@ -11,7 +11,11 @@
 // warpgroups (`tile.turn_*`: compute warpgroup g waits on named barrier
 // kFirstTurnBarrier + g, of its 128 threads and the 128 of the warpgroup that
 // arrives there to pass it the turn), and the copies are issued by the first
-// producer thread. The tensor maps are the kernel's trailing
+// producer thread. In a kernel of thread-block clusters, `tile.tma_copy
+// {multicast = C}` issues the column blocks of its cluster rank with a
+// multicast mask, `tile.mbarrier_arrive {cluster = C}` arrives from lane r
+// of each warp on the barrier of the cluster's program r (nvvm.mapa), and
+// `tile.cluster_barrier` is barrier.cluster.arrive/wait. The tensor maps are the kernel's trailing
 // `__grid_constant__` parameters (docs/kernel-abi.md), one per entry of the
 // function's `tile.tensor_maps`, which rewriteSignature appended in order.
 //
@@ -81,13 +85,27 @@ struct TmaCopyLowering : ConvertOpToLLVMPattern<tile::TmaCopyOp> {
                                            i32Const(rw, loc, g.rows * g.cols * g.eltBytes),
                                            NVVM::MemScopeKind::CTA, /*relaxed=*/false, issue);
     TmaBoxes boxes(rw, loc, adaptor.getCoords(), g.rows, g.cols);
+    // Multicast: the program of rank r in the cluster issues the column
+    // blocks j = r (mod C) for every program of the cluster.
+    int64_t cluster = op.getMulticast().value_or(0);
+    Value rank, mask;
+    if (cluster) {
+      rank = NVVM::ClusterId::create(rw, loc, rw.getI32Type());
+      mask = LLVM::ConstantOp::create(rw, loc, rw.getI16Type(),
+                                      rw.getI16IntegerAttr((1 << cluster) - 1));
+    }
     for (int64_t j = 0; j < g.cols / boxInner; ++j) {
       SmallVector<Value> coords = boxes.at(rw, loc, j * boxInner);
       Value dst = byteOffset(rw, loc, adaptor.getDst(),
                              i32Const(rw, loc, j * g.rows * boxInner * g.eltBytes));
+      Value mine = issue;
+      if (cluster)
+        mine = LLVM::AndOp::create(rw, loc, issue,
+                                   LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::eq, rank,
+                                                        i32Const(rw, loc, j % cluster)));
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          rw, loc, dst, *tmap, coords, bar, ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
-          /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), issue);
+          rw, loc, dst, *tmap, coords, bar, ValueRange{}, mask, Value(), NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), mine);
     }
     rw.eraseOp(op);
     return success();
@@ -114,9 +132,45 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<tile::MBarrierArriveOp> {
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     Value bar = barrierAt(rw, loc, adaptor.getBars(), adaptor.getIndex());
-    NVVM::MBarrierArriveOp::create(
-        rw, loc, Type(), bar, Value(),
-        NVVM::MemScopeKindAttr::get(rw.getContext(), NVVM::MemScopeKind::CTA));
+    if (std::optional<uint32_t> cluster = op.getCluster()) {
+      // Lane r of each warp arrives on the barrier of the cluster's program r.
+      Value lane = LLVM::URemOp::create(rw, loc, threadId(rw, loc), i32Const(rw, loc, 32));
+      Value signals = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::ult, lane,
+                                           i32Const(rw, loc, *cluster));
+      auto branch = scf::IfOp::create(rw, loc, TypeRange{}, signals, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPointToStart(&branch.getThenRegion().front());
+      auto remoteTy = LLVM::LLVMPointerType::get(
+          rw.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+      Value remote = NVVM::MapaOp::create(rw, loc, remoteTy, bar, lane);
+      // Release at CTA scope, as CUTLASS's cluster barriers arrive: the
+      // slot's readers are this warp's wgmma (complete at its wait), and a
+      // .release.cluster arrival costs a MEMBAR.ALL.GPU per iteration (it
+      // halved the throughput of 4096^3, docs/BENCHMARKS.md).
+      NVVM::MBarrierArriveOp::create(
+          rw, loc, Type(), remote, Value(),
+          NVVM::MemScopeKindAttr::get(rw.getContext(), NVVM::MemScopeKind::CTA));
+    } else {
+      NVVM::MBarrierArriveOp::create(
+          rw, loc, Type(), bar, Value(),
+          NVVM::MemScopeKindAttr::get(rw.getContext(), NVVM::MemScopeKind::CTA));
+    }
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct ClusterBarrierLowering : ConvertOpToLLVMPattern<tile::ClusterBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(tile::ClusterBarrierOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    // A relaxed arrival (a released one costs a MEMBAR.ALL.GPU): the
+    // barriers' initialisation is released by fence.mbarrier_init, the
+    // kernel's end needs no ordering. Every thread of each warp executes
+    // both (.aligned).
+    NVVM::ClusterArriveRelaxedOp::create(rw, loc, rw.getUnitAttr());
+    NVVM::ClusterWaitOp::create(rw, loc, rw.getUnitAttr());
     rw.eraseOp(op);
     return success();
   }
@@ -225,7 +279,7 @@ FailureOr<Value> tessera::conversion::tensorMapArg(Operation *op, unsigned map) 
 
 void tessera::conversion::populateTmaPatterns(TileTypeConverter &tc, RewritePatternSet &patterns) {
   patterns.add<MBarrierAllocLowering, TmaCopyLowering, MBarrierWaitLowering, MBarrierArriveLowering,
-               InProducerLowering, SetMaxRegistersLowering, TurnLowering<tile::TurnBeginOp>,
-               TurnLowering<tile::TurnWaitOp>, TurnLowering<tile::TurnPassOp>,
-               TurnLowering<tile::TurnEndOp>>(tc);
+               ClusterBarrierLowering, InProducerLowering, SetMaxRegistersLowering,
+               TurnLowering<tile::TurnBeginOp>, TurnLowering<tile::TurnWaitOp>,
+               TurnLowering<tile::TurnPassOp>, TurnLowering<tile::TurnEndOp>>(tc);
 }

@@ -134,3 +134,53 @@ tile.kernel @turns(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8 : 
   }
   tile.return
 }
+
+// -----
+
+// A kernel in clusters of 2: `.reqnctapercluster` through nvvm.cluster_dim.
+// The cluster barrier is barrier.cluster arrive (relaxed) and wait, by
+// every thread.
+// The multicast copy expects the whole slot on the program's own barrier and
+// issues the column blocks of its rank (block 0 by rank 0, block 1 by rank 1)
+// with the mask of both programs. The cluster arrival: lanes 0 and 1 of each
+// warp map the barrier into the cluster's programs 0 and 1 and arrive there.
+// CHECK-LABEL: llvm.func @cluster
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CHECK: nvvm.cluster.arrive.relaxed {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK: %[[BYTES:.*]] = llvm.mlir.constant(16384 : i32)
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR:.*]], %[[BYTES]], predicate = %[[ISSUE:[^ ]*]]
+// CHECK: %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CHECK: %[[MASK:.*]] = llvm.mlir.constant(3 : i16) : i16
+// CHECK: %[[IS0:.*]] = llvm.icmp "eq" %[[RANK]], %{{.*}}
+// CHECK-NEXT: %[[MINE0:.*]] = llvm.and %[[ISSUE]], %[[IS0]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR]], box[%{{.*}}, %{{.*}}] multicast_mask = %[[MASK]] predicate = %[[MINE0]]
+// CHECK: %[[R1:.*]] = llvm.mlir.constant(1 : i32)
+// CHECK-NEXT: %[[IS1:.*]] = llvm.icmp "eq" %[[RANK]], %[[R1]]
+// CHECK-NEXT: %[[MINE1:.*]] = llvm.and %[[ISSUE]], %[[IS1]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR]], box[%{{.*}}, %{{.*}}] multicast_mask = %[[MASK]] predicate = %[[MINE1]]
+// CHECK: %[[LANE:.*]] = llvm.urem
+// CHECK: %[[SIGNALS:.*]] = llvm.icmp "ult" %[[LANE]]
+// CHECK: llvm.cond_br %[[SIGNALS]]
+// CHECK: %[[REMOTE:.*]] = nvvm.mapa %{{.*}}, %[[LANE]] : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: nvvm.mbarrier.arrive %[[REMOTE]] : !llvm.ptr<7>
+// CHECK: nvvm.cluster.arrive.relaxed {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK: llvm.return
+#shared = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+tile.kernel @cluster(%a: !tile.tensor<?x?xbf16>, %i: i32, %k: i32) attributes {tile.num_warps = 4 : i64, tile.shared_bytes = 16464 : i64, tile.cluster_dims = array<i64: 2, 1, 1>, tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: i32, %z: i32):
+  %two = arith.constant 2 : i32
+  tile.yield %two : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i32, tile.offset = 16384 : i64} : !tile.mbarrier<1>
+  %empty = tile.mbarrier_alloc {arrivals = 8 : i32, tile.offset = 16392 : i64} : !tile.mbarrier<1>
+  tile.cluster_barrier
+  %buf = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<64x128xbf16, #shared>
+  tile.tma_copy %a[%k, %i], %buf, %bars[%c0] {map = 0 : i32, multicast = 2 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x128xbf16, #shared>, !tile.mbarrier<1>
+  tile.mbarrier_wait %bars[%c0], %c0 : !tile.mbarrier<1>
+  tile.mbarrier_arrive %empty[%c0] {cluster = 2 : i32} : !tile.mbarrier<1>
+  tile.cluster_barrier
+  tile.return
+}

@@ -470,6 +470,63 @@ tile.kernel @wgmma_register_a_layout() grid {
 
 // -----
 
+// Multicast copies, cluster arrivals and cluster barriers need a kernel in
+// clusters of their size.
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i32} : !tile.mbarrier<2>
+  %m = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>
+  // expected-error @+1 {{'tile.tma_copy' op needs a kernel in clusters along axis 0 (tile.cluster_dims = [C, 1, 1])}}
+  tile.tma_copy %x[%c0, %c0], %m, %bars[%c0] {map = 0 : i32, multicast = 2 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x64xbf16, #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>>, !tile.mbarrier<2>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) attributes {tile.cluster_dims = array<i64: 4, 1, 1>} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 4 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %bars = tile.mbarrier_alloc {arrivals = 8 : i32} : !tile.mbarrier<2>
+  // expected-error @+1 {{'tile.mbarrier_arrive' op spans 2 programs in a kernel of clusters of 4}}
+  tile.mbarrier_arrive %bars[%c0] {cluster = 2 : i32} : !tile.mbarrier<2>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  // expected-error @+1 {{'tile.cluster_barrier' op needs a kernel in clusters along axis 0}}
+  tile.cluster_barrier
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: !tile.tensor<?x?xbf16>) attributes {tile.cluster_dims = array<i64: 2, 1, 1>} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 2 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %bars = tile.mbarrier_alloc {arrivals = 8 : i32} : !tile.mbarrier<2>
+  // expected-error @+1 {{'tile.mbarrier_arrive' op attribute 'cluster' failed to satisfy constraint}}
+  tile.mbarrier_arrive %bars[%c0] {cluster = 1 : i32} : !tile.mbarrier<2>
+  tile.return
+}
+
+// -----
+
 // A TMA copy names a tensor map the kernel lists, of the tensor it copies.
 tile.kernel @k(%x: !tile.tensor<?x?xbf16>) grid {
 ^bb0(%a: !tile.tensor<?x?xbf16>):

@@ -80,6 +80,32 @@ tile.kernel @tma(%k: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{ar
 
 // -----
 
+// A kernel in clusters of 2: a multicast copy, a cluster-wide arrival, the
+// cluster barrier.
+// CHECK-LABEL: tile.kernel @cluster
+// CHECK: tile.cluster_barrier
+// CHECK: tile.tma_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %{{.*}}[%{{.*}}] {map = 0 : i32, multicast = 2 : i32} : <?x?xbf16>, !tile.memdesc<64x128xbf16, #{{.*}}>, !tile.mbarrier<3>
+// CHECK: tile.mbarrier_arrive %{{.*}}[%{{.*}}] {cluster = 2 : i32} : !tile.mbarrier<3>
+#shared = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+tile.kernel @cluster(%k: !tile.tensor<?x?xbf16>) attributes {tile.cluster_dims = array<i64: 2, 1, 1>, tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {
+^bb0(%a: !tile.tensor<?x?xbf16>):
+  %c = arith.constant 2 : i32
+  tile.yield %c : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i32} : !tile.mbarrier<3>
+  %empty = tile.mbarrier_alloc {arrivals = 8 : i32} : !tile.mbarrier<3>
+  tile.cluster_barrier
+  %buf = tile.local_alloc : () -> !tile.memdesc<3x64x128xbf16, #shared>
+  %slot = tile.memdesc_index %buf[%c0] : !tile.memdesc<3x64x128xbf16, #shared> -> !tile.memdesc<64x128xbf16, #shared>
+  tile.tma_copy %k[%c0, %c0], %slot, %bars[%c0] {map = 0 : i32, multicast = 2 : i32} : !tile.tensor<?x?xbf16>, !tile.memdesc<64x128xbf16, #shared>, !tile.mbarrier<3>
+  tile.mbarrier_arrive %empty[%c0] {cluster = 2 : i32} : !tile.mbarrier<3>
+  tile.cluster_barrier
+  tile.return
+}
+
+// -----
+
 // CHECK-LABEL: tile.kernel @gather_copy
 // CHECK: tile.async_gather %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} mask %{{.*}} : tensor<64x64xi1, #{{.*}}> if %{{.*}} {vec = 8 : i32} : <?x?xbf16>[tensor<64x64xi32, #{{.*}}>, tensor<64x64xi32, #{{.*}}>], !tile.memdesc<64x64xbf16, #{{.*}}>
 #gb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>

@@ -83,3 +83,30 @@ tile.kernel @one_axis(%a: !tile.tensor<?x?xbf16>, %c: !tile.tensor<?x?xf32>, %n:
   tile.store %c[%p0, %c0], %d : !tile.tensor<?x?xf32>, tensor<64x64xf32>
   tile.return
 }
+
+// -----
+
+// In clusters of 3 programs along axis 0 (tile-cluster-programs), a group
+// covers a multiple of 3 rows (9), so that a cluster stays on one value of
+// axis 1.
+// CHECK-LABEL: tile.kernel @clustered
+// CHECK: arith.constant 9 : i32
+// CHECK: arith.minui
+tile.kernel @clustered(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xbf16>, %c: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.cluster_dims = array<i64: 3, 1, 1>} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xbf16>, %z: !tile.tensor<?x?xf32>, %w: i32):
+  tile.yield %w, %w : i32, i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %p0 = tile.program_id 0
+  %p1 = tile.program_id 1
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %n step %c1 iter_args(%acc0 = %zero) -> (tensor<64x64xf32>) : i32 {
+    %ta = tile.load %a[%p0, %k] : !tile.tensor<?x?xbf16> -> tensor<64x32xbf16>
+    %tb = tile.load %b[%k, %p1] : !tile.tensor<?x?xbf16> -> tensor<32x64xbf16>
+    %d = tile.dot %ta, %tb, %acc0 : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  tile.store %c[%p0, %p1], %acc : !tile.tensor<?x?xf32>, tensor<64x64xf32>
+  tile.return
+}

@@ -667,3 +667,69 @@ tile.kernel @attention_like(%q: !tile.tensor<?x?xbf16>, %k: !tile.tensor<?x?xbf1
   tile.store %q[%c0, %c0], %o : !tile.tensor<?x?xbf16>, tensor<64x64xbf16, #am>
   tile.return
 }
+
+// -----
+
+// In clusters of 2 (tile-cluster-programs marked B shared), B's copies are
+// multicast. A second row of barriers, `empty`, counts one arrival per warp
+// of each program of the cluster (4 x 2); a cluster barrier follows the
+// barriers' initialisation and another ends the kernel. From the second
+// iteration on, once the previous iteration's dot is complete, every warp
+// releases its slot to the cluster and the block waits for the cluster's
+// release, phase ((k - 1) / 4) & 1, before refilling it.
+// TMA-LABEL: tile.kernel @multicast
+// TMA: %[[BARS:.*]] = tile.mbarrier_alloc {arrivals = 2 : i32} : !tile.mbarrier<4>
+// TMA-NEXT: %[[EMPTY:.*]] = tile.mbarrier_alloc {arrivals = 8 : i32} : !tile.mbarrier<4>
+// TMA-NEXT: tile.cluster_barrier
+// TMA-COUNT-3: tile.tma_copy %arg1[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 1 : i32, multicast = 2 : i32}
+// TMA: scf.for
+// TMA: tile.warpgroup_wait %{{.*}} {pendings = 1 : i32}
+// TMA: %[[STARTED:.*]] = arith.cmpi sgt, %[[K:.*]], %{{.*}} : i32
+// TMA-NEXT: scf.if %[[STARTED]] {
+// TMA: %[[PREV:.*]] = arith.subi %[[K]], %{{.*}} : i32
+// TMA: %[[SLOT:.*]] = arith.remsi %[[PREV]], %{{.*}} : i32
+// TMA: %[[ROUND:.*]] = arith.divsi %[[PREV]], %{{.*}} : i32
+// TMA: %[[PAR:.*]] = arith.andi %[[ROUND]], %{{.*}} : i32
+// TMA: tile.mbarrier_arrive %[[EMPTY]][%[[SLOT]]] {cluster = 2 : i32} : !tile.mbarrier<4>
+// TMA-NEXT: tile.mbarrier_wait %[[EMPTY]][%[[SLOT]]], %[[PAR]] : !tile.mbarrier<4>
+// TMA-NEXT: }
+// TMA: tile.tma_copy %arg0[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 0 : i32}
+// TMA: tile.tma_copy %arg1[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]][%{{.*}}] if %{{.*}} {map = 1 : i32, multicast = 2 : i32}
+// TMA: scf.yield
+// TMA: tile.store
+// TMA-NEXT: tile.cluster_barrier
+// TMA-NEXT: tile.return
+
+// The warp-specialized loop does not multicast: the kernel launches
+// without clusters, and has no cluster barriers.
+// WS-LABEL: tile.kernel @multicast
+// WS-NOT: tile.cluster_dims
+// WS-NOT: tile.cluster_barrier
+// WS-NOT: multicast = 2
+// WS: tile.return
+#ma = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#msa = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
+#msb = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#mmc = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+tile.kernel @multicast(%a: !tile.tensor<?x?xbf16>, %b: !tile.tensor<?x?xbf16>, %n: i32) attributes {tile.num_warps = 4 : i64, tile.num_stages = 4 : i64, tile.cluster_dims = array<i64: 2, 1, 1>} grid {
+^bb0(%x: !tile.tensor<?x?xbf16>, %y: !tile.tensor<?x?xbf16>, %z: i32):
+  %two = arith.constant 2 : i32
+  tile.yield %two : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %p0 = tile.program_id 0
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32, #mmc>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #mmc>) : i32 {
+    %x = tile.load %a[%p0, %k] : !tile.tensor<?x?xbf16> -> tensor<128x32xbf16, #ma>
+    %ma = tile.local_alloc %x : (tensor<128x32xbf16, #ma>) -> !tile.memdesc<128x32xbf16, #msa>
+    %y = tile.load %b[%k, %c0] {tile.multicast = 2 : i32} : !tile.tensor<?x?xbf16> -> tensor<32x128xbf16, #mb>
+    %mb = tile.local_alloc %y : (tensor<32x128xbf16, #mb>) -> !tile.memdesc<32x128xbf16, #msb>
+    %d = tile.warpgroup_dot %ma, %mb, %acc : !tile.memdesc<128x32xbf16, #msa>, !tile.memdesc<32x128xbf16, #msb> -> tensor<128x128xf32, #mmc>
+    scf.yield %d : tensor<128x128xf32, #mmc>
+  }
+  %o = tile.convert %r : tensor<128x128xf32, #mmc> -> tensor<128x128xbf16, #mmc>
+  tile.store %a[%p0, %c0], %o : !tile.tensor<?x?xbf16>, tensor<128x128xbf16, #mmc>
+  tile.return
+}

@@ -1,0 +1,160 @@
+//===- ClusterPrograms.cpp - tile-cluster-programs --------------*- C++ -*-===//
+//
+// Forms thread-block clusters for the kernel's `cluster` schedule option C
+// (sm_90): C consecutive programs along axis 0 launch together
+// (`tile.cluster_dims = [C, 1, 1]`) and can write each other's shared memory.
+// A block load in a loop whose tile is the same for every program of a
+// cluster gets `tile.multicast = C`; tile-software-pipeline then copies it
+// once per cluster by TMA, multicast into every program's slot. The tile is
+// the same when nothing it depends on may differ between programs that differ
+// in program_id(0) only: its tensor and coordinates, and the bounds of every
+// loop around it (all programs of a cluster must issue the same copies). The
+// test is a backward walk over operands, through loop-carried values and both
+// arms of an `scf.if`; a load under an `scf.if` is not shared.
+//
+// Runs before tile-group-programs, which keeps a cluster's programs on one
+// value of axis 1 by rounding its group up to a multiple of C; the compiler
+// drops the option when C does not divide the grid's axis 0 for the
+// specialized sizes (the hardware launches whole clusters only). A kernel
+// without a load to share gets no cluster: it would only constrain the launch.
+// Persistent kernels are left alone (their programs walk different tiles).
+// tile-software-pipeline drops the cluster again where no copy ends up
+// multicast (a warp-specialized or cp.async loop).
+//
+//===----------------------------------------------------------------------===//
+#include "lib/Transforms/ClusterPrograms.h"
+#include "dialects/Tile/Knobs.h"
+#include "lib/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILECLUSTERPROGRAMS
+#include "lib/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Whether any of `roots` may differ between programs that differ in
+/// program_id(0) only: whether program_id(0) reaches them through operands,
+/// loop-carried values, loop bounds or an `scf.if`'s condition and yields.
+bool variesAlongAxis0(ArrayRef<Value> roots) {
+  SmallVector<Value> work(roots.begin(), roots.end());
+  llvm::SmallPtrSet<void *, 32> seen;
+  auto push = [&](ValueRange vs) { work.append(vs.begin(), vs.end()); };
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v.getAsOpaquePointer()).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (isa<KernelOp>(owner))
+        continue; // the kernel's arguments are the same for every program
+      auto loop = dyn_cast<scf::ForOp>(owner);
+      if (!loop)
+        return true;
+      push({loop.getLowerBound(), loop.getUpperBound(), loop.getStep()});
+      if (arg != loop.getInductionVar()) {
+        unsigned i = arg.getArgNumber() - 1;
+        push(loop.getInitArgs()[i]);
+        push(loop.getBody()->getTerminator()->getOperand(i));
+      }
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (auto pid = dyn_cast<ProgramIdOp>(def)) {
+      if (pid.getAxis() == 0)
+        return true;
+      continue;
+    }
+    push(def->getOperands());
+    if (auto loop = dyn_cast<scf::ForOp>(def)) {
+      push(loop.getBody()->getTerminator()->getOperand(cast<OpResult>(v).getResultNumber()));
+      continue;
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(def)) {
+      unsigned i = cast<OpResult>(v).getResultNumber();
+      for (Region *r : {&branch.getThenRegion(), &branch.getElseRegion()})
+        if (!r->empty())
+          push(r->front().getTerminator()->getOperand(i));
+      continue;
+    }
+    // Any other op with regions (a reduction's combiner): whatever its body
+    // reads from outside it too.
+    bool pid0 = false;
+    def->walk([&](Operation *inner) {
+      if (auto p = dyn_cast<ProgramIdOp>(inner))
+        pid0 |= p.getAxis() == 0;
+      if (inner != def)
+        for (Value o : inner->getOperands())
+          if (!def->isAncestor(o.getParentRegion()->getParentOp()))
+            work.push_back(o);
+    });
+    if (pid0)
+      return true;
+  }
+  return false;
+}
+
+/// Whether every program of a cluster loads the same tile at `load`, the
+/// same number of times: a block load in a loop, under loops only, with
+/// nothing it or the loops depend on varying along axis 0.
+bool shared(LoadOp load) {
+  if (load.getExtents() || !isa<RankedTensorType>(load.getType()))
+    return false;
+  SmallVector<Value> deps{load.getTensor()};
+  deps.append(load.getCoords().begin(), load.getCoords().end());
+  bool inLoop = false;
+  for (Operation *p = load->getParentOp(); !isa<KernelOp>(p); p = p->getParentOp()) {
+    auto loop = dyn_cast<scf::ForOp>(p);
+    if (!loop)
+      return false;
+    inLoop = true;
+    deps.append({loop.getLowerBound(), loop.getUpperBound(), loop.getStep()});
+  }
+  return inLoop && !variesAlongAxis0(deps);
+}
+
+} // namespace
+
+SmallVector<LoadOp> mlir::tile::clusterSharedLoads(KernelOp kernel) {
+  SmallVector<LoadOp> loads;
+  kernel.getBody().walk([&](LoadOp load) {
+    if (shared(load))
+      loads.push_back(load);
+  });
+  return loads;
+}
+
+namespace {
+
+struct TileClusterPrograms : tile::impl::TileClusterProgramsBase<TileClusterPrograms> {
+  using TileClusterProgramsBase::TileClusterProgramsBase;
+
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    std::optional<tessera::target::TargetInfo> target =
+        tessera::target::TargetInfo::forPass(kernel, arch);
+    if (!target)
+      return signalPassFailure();
+    int64_t size = scheduleOption(kernel, tessera::kClusterOption);
+    if (size < 2 || !target->hasClusters() ||
+        scheduleOption(kernel, tessera::kPersistentOption) != 0)
+      return;
+    SmallVector<LoadOp> loads = clusterSharedLoads(kernel);
+    if (loads.empty())
+      return;
+    Builder b(kernel.getContext());
+    kernel->setAttr("tile.cluster_dims", b.getDenseI64ArrayAttr({size, 1, 1}));
+    for (LoadOp load : loads)
+      load->setAttr(tessera::kMulticastAttr, b.getI32IntegerAttr(size));
+  }
+};
+
+} // namespace
