@@ -27,10 +27,12 @@
 //
 // Clusters: in a kernel of `tile.cluster_dims` (tile-cluster-programs), the
 // copies of a load marked `tile.multicast` write every program's slot. A slot
-// is refilled once every program of the cluster has released it: after the
-// wait that completes iteration k - 1's dot, each warp arrives on `empty`
-// of slot (k - 1) % S in every program, and the block waits for that phase
-// before issuing into the slot. Cluster barriers follow the barriers'
+// is refilled once every program of the cluster has released it. In the
+// plain loop, after the wait that completes iteration k - 1's dot, each warp
+// arrives on `empty` of slot (k - 1) % S in every program, and the block
+// waits for that phase before issuing into the slot. Warp-specialized, the
+// compute warps' arrivals on `empty` go to every program (one per warp), and
+// the producer multicasts. Cluster barriers follow the barriers'
 // initialisation and end the kernel.
 //
 //===----------------------------------------------------------------------===//
@@ -231,18 +233,23 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   auto cst = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)); };
   Value stagesLess1 = cst(p.stages - 1), numStages = cst(p.stages);
   OpBuilder before(p.full.getDefiningOp());
-  Value empty = MBarrierAllocOp::create(before, loc, MBarrierType::get(ctx, p.stages),
-                                        before.getI32IntegerAttr(32 * warps));
+  // Clusters: each compute warp releases a slot to every program of the
+  // cluster; the producer multicasts the shared tiles.
+  int64_t cluster = multicastSize(kernel, *p.cands, p.slotTypes, /*producerWarps=*/true);
+  IntegerAttr clusterAttr = cluster ? b.getI32IntegerAttr(cluster) : IntegerAttr();
+  Value empty =
+      MBarrierAllocOp::create(before, loc, MBarrierType::get(ctx, p.stages),
+                              before.getI32IntegerAttr(cluster ? warps * cluster : 32 * warps));
   if (!p.asyncDot) {
     MBarrierArriveOp::create(b, loc, empty, arith::RemSIOp::create(b, loc, p.g, numStages),
-                             IntegerAttr());
+                             clusterAttr);
   } else {
     Value started = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, p.k, cst(0));
     auto release = scf::IfOp::create(b, loc, TypeRange{}, started, /*withElse=*/false);
     OpBuilder r = OpBuilder::atBlockBegin(release.thenBlock());
     Value prev =
         arith::RemSIOp::create(r, loc, arith::AddIOp::create(r, loc, p.g, stagesLess1), numStages);
-    MBarrierArriveOp::create(r, loc, empty, prev, IntegerAttr());
+    MBarrierArriveOp::create(r, loc, empty, prev, clusterAttr);
   }
   if (p.outer && p.asyncDot) {
     // The producer goes on to the next tile: the last iteration's slot is
@@ -281,6 +288,8 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
 
   // The split: producer branch, then the rest of the body in the else branch.
   b.setInsertionPoint(split);
+  if (cluster)
+    ClusterBarrierOp::create(b, loc); // every program's barriers initialised
   Value inProducer = InProducerOp::create(b, loc, b.getI1Type());
   auto branch = scf::IfOp::create(b, loc, TypeRange{}, inProducer, /*withElse=*/true);
   Block *consumer = branch.elseBlock();
@@ -337,22 +346,53 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   for (auto [c, buf, slotTy] : llvm::zip(*p.cands, p.buffers, p.slotTypes)) {
     Value slot = MemDescIndexOp::create(b, loc, slotTy, buf, slotIndex);
     SmallVector<Value> coords = coordsAt(b, loop, c, iv, &outside);
+    bool shared = cluster && c.load->hasAttr(tessera::kMulticastAttr);
     TmaCopyOp::create(b, loc, c.load.getTensor(), coords, slot, p.full, slotIndex, Value(),
-                      b.getI32IntegerAttr(c.tmaMap), IntegerAttr());
+                      b.getI32IntegerAttr(c.tmaMap), shared ? clusterAttr : IntegerAttr());
   }
   kernel->setAttr("tile.producer_warps", b.getI64IntegerAttr(kProducerWarps));
+  if (cluster) {
+    // No program exits while a peer may still arrive on its barriers.
+    OpBuilder atEnd(body->getTerminator());
+    ClusterBarrierOp::create(atEnd, loc);
+  }
+}
+
+int64_t mlir::tile::pipeline::multicastSize(KernelOp kernel, ArrayRef<Candidate> cands,
+                                            ArrayRef<MemDescType> slotTypes, bool producerWarps) {
+  auto dims = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.cluster_dims");
+  if (!dims || dims[0] < 2)
+    return 0;
+  int64_t size = dims[0];
+  bool shared = false, ownCopy = false, everyRank = true;
+  for (auto [i, c] : llvm::enumerate(cands)) {
+    if (!c.load || !c.load->hasAttr(tessera::kMulticastAttr)) {
+      ownCopy = true;
+      continue;
+    }
+    shared = true;
+    if (producerWarps) {
+      SharedGeometry g = slotTypes[i].getGeometry();
+      int64_t inner = g.swizzle ? g.swizzle / g.eltBytes : g.cols;
+      everyRank &= g.cols / inner >= size;
+    }
+  }
+  // A producer's waits are paced by its own copies only: each round, every
+  // producer must issue a copy its own program waits for (else it could
+  // fall two phases behind its `empty` barrier).
+  if (!shared || (producerWarps && !ownCopy && !everyRank))
+    return 0;
+  return size;
 }
 
 ClusterRing mlir::tile::pipeline::clusterRing(OpBuilder &b, Location loc, scf::ForOp loop,
                                               ArrayRef<Candidate> cands, unsigned stages) {
   auto kernel = loop->getParentOfType<KernelOp>();
-  auto dims = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.cluster_dims");
-  bool shared = llvm::any_of(
-      cands, [](const Candidate &c) { return c.load && c.load->hasAttr(tessera::kMulticastAttr); });
-  if (!dims || dims[0] < 2 || !shared)
+  int64_t size = multicastSize(kernel, cands, {}, /*producerWarps=*/false);
+  if (!size)
     return {};
   ClusterRing ring;
-  ring.size = dims[0];
+  ring.size = size;
   ring.empty =
       MBarrierAllocOp::create(b, loc, MBarrierType::get(b.getContext(), stages),
                               b.getI32IntegerAttr(kernel.getNumWarps() * (int64_t)ring.size));

@@ -245,9 +245,8 @@ std::string tessera::autotune::clusterReason(tile::KernelOp kernel, const jit::K
   std::string s = "cluster=" + std::to_string(size) + ": ";
   if (!target.hasClusters())
     return s + "no thread-block clusters on " + req.arch;
-  if (tile::scheduleOption(kernel, kPersistentOption) ||
-      tile::scheduleOption(kernel, kWarpSpecializeOption))
-    return s + "only the plain TMA loop multicasts (not a persistent or warp-specialized one)";
+  if (tile::scheduleOption(kernel, kPersistentOption))
+    return s + "a persistent program's tiles are not its cluster's";
   if (tile::clusterSharedLoads(kernel).empty())
     return s + "no load is the same for the programs of a cluster";
   foldSizes(kernel, sig, req);

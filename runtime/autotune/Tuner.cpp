@@ -142,10 +142,10 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
       configs.push_back(std::move(c));
     }
   // Thread-block clusters of 2 along axis 0 whose programs share a TMA copy
-  // (tile-cluster-programs: a matmul's B): the plain configurations of 8
-  // warps (the large tiles of large grids, whose operand traffic multicast
-  // halves; the tuning time stays bounded) of a kernel with such a load.
-  // clusterReason prunes the others.
+  // (tile-cluster-programs: a matmul's B): the configurations of 8 warps
+  // (the large tiles of large grids, whose operand traffic multicast halves;
+  // the tuning time stays bounded), alone or warp-specialized, not split or
+  // persistent, of a kernel with such a load. clusterReason prunes the others.
   if (hopper && target->hasClusters() && !req.fixed.count(kClusterOption)) {
     jit::CompileRequest cr = req.compileRequest(configs.front().params);
     cr.kernel = sig->name;
@@ -162,8 +162,9 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
       auto it = c.params.find(name);
       return it == c.params.end() ? byDefault : it->second;
     };
-    for (size_t i = 0; shares && i < plain; ++i) {
-      if (param(configs[i], "num_warps", kDefaultNumWarps) != 8)
+    for (size_t i = 0, n = configs.size(); shares && i < n; ++i) {
+      if (param(configs[i], "num_warps", kDefaultNumWarps) != 8 ||
+          param(configs[i], kSplitKOption, 1) > 1 || param(configs[i], kPersistentOption, 0))
         continue;
       Config c = configs[i];
       c.params[kClusterOption] = 2;

@@ -102,6 +102,17 @@ void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt
       {{"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1}});
   gqa(out, rng, true, 2, 4, 2, 257, 64,
       {{"BM", 128}, {"BN", 64}, {"num_warps", 8}, {"num_stages", 3}, {"warp-specialize", 1}});
+  // In clusters of 2 query blocks sharing K and V by TMA multicast (the
+  // producer warpgroup's copies), and the plain loop (cp.async: no cluster).
+  gqa(out, rng, false, 1, 6, 3, 500, 128,
+      {{"BM", 128},
+       {"BN", 128},
+       {"num_warps", 8},
+       {"num_stages", 2},
+       {"warp-specialize", 1},
+       {"cluster", 2}});
+  gqa(out, rng, false, 1, 4, 2, 256, 64,
+      {{"BM", 64}, {"BN", 64}, {"num_warps", 4}, {"cluster", 2}});
   // The second dot one iteration late (tile-rotate-dots), full and causal.
   const std::string threeWide = "three stages of K and V blocks of 128x128 with Q need 224 KiB of "
                                 "shared memory, more than sm_80 has";

@@ -315,6 +315,20 @@ std::vector<ProgramCase> tessera::testutil::exampleCases() {
   matmul(
       out, rng, true, 256, 136, 300,
       {{"BM", 64}, {"BN", 128}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 4}, {"cluster", 2}});
+  // With a producer warpgroup multicasting B: two compute warpgroups, and
+  // one whose B is one column block (rank 1's producer copies only A).
+  clustered = {{"BM", 128},      {"BN", 128},       {"BK", 64},
+               {"num_warps", 8}, {"num_stages", 4}, {"warp-specialize", 1},
+               {"cluster", 2}};
+  matmul(out, rng, false, 500, 264, 1000, clustered);
+  matmul(out, rng, false, 256, 72, 300,
+         {{"BM", 64},
+          {"BN", 64},
+          {"BK", 64},
+          {"num_warps", 4},
+          {"num_stages", 3},
+          {"warp-specialize", 1},
+          {"cluster", 2}});
   // Rows of A of 600 bytes: TMA cannot describe A, the cp.async variant splits.
   matmul(out, rng, false, 200, 136, 300,
          {{"BM", 64}, {"BN", 64}, {"BK", 32}, {"num_warps", 4}, {"num_stages", 3}, {"split-k", 2}});

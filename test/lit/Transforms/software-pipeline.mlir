@@ -700,13 +700,27 @@ tile.kernel @attention_like(%q: !tile.tensor<?x?xbf16>, %k: !tile.tensor<?x?xbf1
 // TMA-NEXT: tile.cluster_barrier
 // TMA-NEXT: tile.return
 
-// The warp-specialized loop does not multicast: the kernel launches
-// without clusters, and has no cluster barriers.
+// Warp-specialized: `empty` counts one arrival per compute warp of each
+// program; a cluster barrier before the split and one at the end; the
+// producer multicasts B, the compute warps release their slot to the cluster.
 // WS-LABEL: tile.kernel @multicast
-// WS-NOT: tile.cluster_dims
-// WS-NOT: tile.cluster_barrier
-// WS-NOT: multicast = 2
-// WS: tile.return
+// WS-SAME: tile.cluster_dims = array<i64: 2, 1, 1>
+// WS: %[[EMPTY:.*]] = tile.mbarrier_alloc {arrivals = 8 : i32} : !tile.mbarrier<4>
+// WS: tile.cluster_barrier
+// WS-NEXT: tile.in_producer
+// WS: tile.tma_copy %arg0[{{.*}}] {map = 0 : i32}
+// WS-NEXT: tile.memdesc_index
+// WS: tile.tma_copy %arg1[{{.*}}] {map = 1 : i32, multicast = 2 : i32}
+// WS: } else {
+// WS: tile.mbarrier_arrive %[[EMPTY]][%{{.*}}] {cluster = 2 : i32}
+// WS: tile.cluster_barrier
+// WS-NEXT: tile.return
+
+// The cp.async loop (sm_80) multicasts nothing: no cluster.
+// CHECK-LABEL: tile.kernel @multicast
+// CHECK-NOT: tile.cluster_dims
+// CHECK-NOT: tile.cluster_barrier
+// CHECK: tile.return
 #ma = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 #mb = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
 #msa = #tile.shared<{swizzle = 64, vec = 8, order = [1, 0]}>
