@@ -10,7 +10,9 @@
 // in program_id(0) only: its tensor and coordinates, and the bounds of every
 // loop around it (all programs of a cluster must issue the same copies). The
 // test is a backward walk over operands, through loop-carried values and both
-// arms of an `scf.if`; a load under an `scf.if` is not shared.
+// arms of an `scf.if`; a value from an atomic, or read from a tensor the
+// kernel writes, may differ anyway, and so may a tile read from such a
+// tensor; a load under an `scf.if` is not shared.
 //
 // Runs before tile-group-programs, which keeps a cluster's programs on one
 // value of axis 1 by rounding its group up to a multiple of C; the compiler
@@ -19,7 +21,7 @@
 // without a load to share gets no cluster: it would only constrain the launch.
 // Persistent kernels are left alone (their programs walk different tiles).
 // tile-software-pipeline drops the cluster again where no copy ends up
-// multicast (a warp-specialized or cp.async loop).
+// multicast (a cp.async loop, or none pipelined).
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Transforms/ClusterPrograms.h"
@@ -28,6 +30,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -41,10 +44,46 @@ using namespace mlir::tile;
 
 namespace {
 
+/// Whether an op of `kernel` other than reads may touch global memory
+/// through `tensor` (a store, scatter or atomic; an op whose effects are
+/// unknown counts).
+bool writtenIn(KernelOp kernel, Value tensor) {
+  bool written = false;
+  kernel.getBody().walk([&](Operation *op) {
+    if (written || !llvm::is_contained(op->getOperands(), tensor))
+      return;
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    if (iface)
+      iface.getEffects(effects);
+    written |= !iface || llvm::any_of(effects, [](const MemoryEffects::EffectInstance &e) {
+      return !isa<MemoryEffects::Read>(e.getEffect()) && !isa<SharedMemory>(e.getResource());
+    });
+  });
+  return written;
+}
+
+/// Whether `op`'s results are a function of its operands alike in every
+/// program: no memory effects, or reads of global tensors the kernel never
+/// writes (an atomic's old value, or a read of what programs write, may
+/// differ between programs whatever the operands).
+bool sameForSameOperands(KernelOp kernel, Operation *op) {
+  if (isMemoryEffectFree(op))
+    return true;
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface || !iface.onlyHasEffect<MemoryEffects::Read>())
+    return false;
+  return llvm::none_of(op->getOperands(), [&](Value v) {
+    return isa<GlobalTensorType>(v.getType()) && writtenIn(kernel, v);
+  });
+}
+
 /// Whether any of `roots` may differ between programs that differ in
 /// program_id(0) only: whether program_id(0) reaches them through operands,
-/// loop-carried values, loop bounds or an `scf.if`'s condition and yields.
-bool variesAlongAxis0(ArrayRef<Value> roots) {
+/// loop-carried values, loop bounds or an `scf.if`'s condition and yields,
+/// or they come from an op whose results may differ anyway
+/// (sameForSameOperands).
+bool variesAlongAxis0(KernelOp kernel, ArrayRef<Value> roots) {
   SmallVector<Value> work(roots.begin(), roots.end());
   llvm::SmallPtrSet<void *, 32> seen;
   auto push = [&](ValueRange vs) { work.append(vs.begin(), vs.end()); };
@@ -73,6 +112,8 @@ bool variesAlongAxis0(ArrayRef<Value> roots) {
         return true;
       continue;
     }
+    if (!def->getNumRegions() && !sameForSameOperands(kernel, def))
+      return true;
     push(def->getOperands());
     if (auto loop = dyn_cast<scf::ForOp>(def)) {
       push(loop.getBody()->getTerminator()->getOperand(cast<OpResult>(v).getResultNumber()));
@@ -91,6 +132,7 @@ bool variesAlongAxis0(ArrayRef<Value> roots) {
     def->walk([&](Operation *inner) {
       if (auto p = dyn_cast<ProgramIdOp>(inner))
         pid0 |= p.getAxis() == 0;
+      pid0 |= !inner->getNumRegions() && !sameForSameOperands(kernel, inner);
       if (inner != def)
         for (Value o : inner->getOperands())
           if (!def->isAncestor(o.getParentRegion()->getParentOp()))
@@ -105,11 +147,14 @@ bool variesAlongAxis0(ArrayRef<Value> roots) {
 /// Whether every program of a cluster loads the same tile at `load`, the
 /// same number of times: a block load in a loop, under loops only, with
 /// nothing it or the loops depend on varying along axis 0.
-bool shared(LoadOp load) {
-  if (load.getExtents() || !isa<RankedTensorType>(load.getType()))
+bool shared(KernelOp kernel, LoadOp load) {
+  if (load.getExtents() || !isa<RankedTensorType>(load.getType()) ||
+      writtenIn(kernel, load.getTensor()))
     return false;
   SmallVector<Value> deps{load.getTensor()};
   deps.append(load.getCoords().begin(), load.getCoords().end());
+  if (Value pad = load.getPad())
+    deps.push_back(pad);
   bool inLoop = false;
   for (Operation *p = load->getParentOp(); !isa<KernelOp>(p); p = p->getParentOp()) {
     auto loop = dyn_cast<scf::ForOp>(p);
@@ -118,7 +163,7 @@ bool shared(LoadOp load) {
     inLoop = true;
     deps.append({loop.getLowerBound(), loop.getUpperBound(), loop.getStep()});
   }
-  return inLoop && !variesAlongAxis0(deps);
+  return inLoop && !variesAlongAxis0(kernel, deps);
 }
 
 } // namespace
@@ -126,7 +171,7 @@ bool shared(LoadOp load) {
 SmallVector<LoadOp> mlir::tile::clusterSharedLoads(KernelOp kernel) {
   SmallVector<LoadOp> loads;
   kernel.getBody().walk([&](LoadOp load) {
-    if (shared(load))
+    if (shared(kernel, load))
       loads.push_back(load);
   });
   return loads;

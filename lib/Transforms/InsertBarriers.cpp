@@ -147,7 +147,7 @@ private:
   }
 
   void visit(Operation *op, State &s, bool insert) {
-    if (isa<BarrierOp, ClusterBarrierOp>(op)) {
+    if (isa<BarrierOp>(op)) {
       s.pending.clear();
       return;
     }

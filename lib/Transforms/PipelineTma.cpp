@@ -235,7 +235,13 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   OpBuilder before(p.full.getDefiningOp());
   // Clusters: each compute warp releases a slot to every program of the
   // cluster; the producer multicasts the shared tiles.
-  int64_t cluster = multicastSize(kernel, *p.cands, p.slotTypes, /*producerWarps=*/true);
+  // A producer cannot fall two phases behind its `empty` barrier: every
+  // round, it arrives on its own program's `full` barrier (expecting the
+  // whole slot's bytes, whether or not its rank issues a column block), and
+  // the compute warps of its program release a slot only after that. Not in
+  // a persistent loop, whose programs walk different tiles (and whose last
+  // release below is per thread).
+  int64_t cluster = p.outer ? 0 : multicastSize(kernel, *p.cands);
   IntegerAttr clusterAttr = cluster ? b.getI32IntegerAttr(cluster) : IntegerAttr();
   Value empty =
       MBarrierAllocOp::create(before, loc, MBarrierType::get(ctx, p.stages),
@@ -358,37 +364,19 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   }
 }
 
-int64_t mlir::tile::pipeline::multicastSize(KernelOp kernel, ArrayRef<Candidate> cands,
-                                            ArrayRef<MemDescType> slotTypes, bool producerWarps) {
+int64_t mlir::tile::pipeline::multicastSize(KernelOp kernel, ArrayRef<Candidate> cands) {
   auto dims = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.cluster_dims");
   if (!dims || dims[0] < 2)
     return 0;
-  int64_t size = dims[0];
-  bool shared = false, ownCopy = false, everyRank = true;
-  for (auto [i, c] : llvm::enumerate(cands)) {
-    if (!c.load || !c.load->hasAttr(tessera::kMulticastAttr)) {
-      ownCopy = true;
-      continue;
-    }
-    shared = true;
-    if (producerWarps) {
-      SharedGeometry g = slotTypes[i].getGeometry();
-      int64_t inner = g.swizzle ? g.swizzle / g.eltBytes : g.cols;
-      everyRank &= g.cols / inner >= size;
-    }
-  }
-  // A producer's waits are paced by its own copies only: each round, every
-  // producer must issue a copy its own program waits for (else it could
-  // fall two phases behind its `empty` barrier).
-  if (!shared || (producerWarps && !ownCopy && !everyRank))
-    return 0;
-  return size;
+  bool shared = llvm::any_of(
+      cands, [](const Candidate &c) { return c.load && c.load->hasAttr(tessera::kMulticastAttr); });
+  return shared ? dims[0] : 0;
 }
 
 ClusterRing mlir::tile::pipeline::clusterRing(OpBuilder &b, Location loc, scf::ForOp loop,
                                               ArrayRef<Candidate> cands, unsigned stages) {
   auto kernel = loop->getParentOfType<KernelOp>();
-  int64_t size = multicastSize(kernel, cands, {}, /*producerWarps=*/false);
+  int64_t size = multicastSize(kernel, cands);
   if (!size)
     return {};
   ClusterRing ring;

@@ -554,16 +554,16 @@ struct TileSoftwarePipeline : tile::impl::TileSoftwarePipelineBase<TileSoftwareP
     if (!target)
       return signalPassFailure();
     unsigned stages = kernel.getNumStages();
-    if (stages < 2 || !target->hasCpAsync())
-      return;
-    SmallVector<scf::ForOp> loops;
-    kernel.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
-    // The pass option, or the kernel's `warp-specialize` schedule option.
-    bool split = warpSpecialize || scheduleOption(kernel, tessera::kWarpSpecializeOption) != 0;
-    for (scf::ForOp loop : loops)
-      pipeline(loop, stages, *target, split);
-    // Clusters pay only where a copy is multicast (the warp-specialized and
-    // the cp.async loops do not): elsewhere the kernel launches alone.
+    if (stages >= 2 && target->hasCpAsync()) {
+      SmallVector<scf::ForOp> loops;
+      kernel.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      // The pass option, or the kernel's `warp-specialize` schedule option.
+      bool split = warpSpecialize || scheduleOption(kernel, tessera::kWarpSpecializeOption) != 0;
+      for (scf::ForOp loop : loops)
+        pipeline(loop, stages, *target, split);
+    }
+    // Clusters pay only where a copy is multicast (not in cp.async loops, or
+    // without pipelining): elsewhere the kernel launches alone.
     bool multicast = false;
     kernel.walk([&](TmaCopyOp copy) { multicast |= copy.getMulticast().has_value(); });
     if (!multicast)

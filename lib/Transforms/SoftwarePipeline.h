@@ -91,13 +91,9 @@ struct ClusterRing {
   Value empty; // per slot: one arrival per warp of each program of the cluster
 };
 
-/// The cluster size C when `kernel` runs in clusters and one of `cands`
-/// (whose slots are `slotTypes`) is marked shared, else 0. With a producer
-/// warpgroup, also each round's copies must include one the producer issues
-/// for its own program: a load not shared, or shared slots of at least C
-/// column blocks each (rank r issues the blocks j = r mod C).
-int64_t multicastSize(KernelOp kernel, ArrayRef<Candidate> cands, ArrayRef<MemDescType> slotTypes,
-                      bool producerWarps);
+/// The cluster size C when `kernel` runs in clusters and one of `cands` is
+/// marked shared (tile-cluster-programs), else 0.
+int64_t multicastSize(KernelOp kernel, ArrayRef<Candidate> cands);
 
 /// When the kernel runs in clusters and one of `cands` is shared: allocates
 /// the `empty` barriers at `b`'s point, then a cluster barrier (every

@@ -87,10 +87,10 @@ bool loopWithSeveralDots(mlir::tile::KernelOp kernel);
 std::string persistentReason(mlir::tile::KernelOp kernel);
 
 /// Why the configuration `kernel` with the `cluster` option C > 1 should not
-/// be tried, or "": clusters need sm_90, a kernel that is not persistent,
-/// a load the programs of a cluster
-/// share (tile-cluster-programs), and a grid whose axis 0 is a multiple of C
-/// at these sizes (the compiler drops the option otherwise).
+/// be tried, or "": clusters need sm_90, a kernel that is not persistent, a
+/// load the programs of a cluster share (tile-cluster-programs), and a grid
+/// whose axis 0 is a multiple of C at these sizes (the compiler drops the
+/// option otherwise).
 std::string clusterReason(mlir::tile::KernelOp kernel, const jit::KernelSignature &sig,
                           const jit::CompileRequest &req, const target::TargetInfo &target);
 

@@ -110,3 +110,30 @@ tile.kernel @persistent(%b: !tile.tensor<?x?xbf16>, %c: !tile.tensor<?x?xbf16>, 
   }
   tile.return
 }
+
+// -----
+
+// Values the programs of a cluster may not share although nothing of
+// program_id(0) reaches them: a column from an atomic's old value (a tile
+// scheduler's counter), and tiles of a tensor the kernel writes.
+// CHECK-LABEL: tile.kernel @not_the_same
+// CHECK-NOT: tile.cluster_dims
+// CHECK-NOT: tile.multicast
+// CHECK: tile.return
+tile.kernel @not_the_same(%b: !tile.tensor<?x?xbf16>, %c: !tile.tensor<?x?xbf16>, %ctr: !tile.tensor<?xi32>, %n: i32) attributes {tile.cluster = 2 : i64} grid {
+^bb0(%y: !tile.tensor<?x?xbf16>, %z: !tile.tensor<?x?xbf16>, %w: !tile.tensor<?xi32>, %v: i32):
+  tile.yield %v, %v : i32, i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %t = tile.atomic_rmw add %ctr[%c0], %c1 : !tile.tensor<?xi32>[i32], i32
+  scf.for %k = %c0 to %n step %c1 : i32 {
+    %tb = tile.load %b[%k, %t] : !tile.tensor<?x?xbf16> -> tensor<32x64xbf16>
+    tile.store %c[%k, %c0], %tb : !tile.tensor<?x?xbf16>, tensor<32x64xbf16>
+  }
+  scf.for %k = %c0 to %n step %c1 : i32 {
+    %tc = tile.load %c[%k, %c1] : !tile.tensor<?x?xbf16> -> tensor<32x64xbf16>
+    tile.store %c[%k, %c0], %tc : !tile.tensor<?x?xbf16>, tensor<32x64xbf16>
+  }
+  tile.return
+}
