@@ -1,5 +1,6 @@
 //===- ModelTest.cpp - the cost model behind a launch's default -----------===//
 #include "runtime/autotune/Model.h"
+#include "dialects/Tile/TileDialect.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -136,5 +137,63 @@ const Size kSizes[] = {
 
 INSTANTIATE_TEST_SUITE_P(, ModelDefault, testing::ValuesIn(kSizes),
                          [](const testing::TestParamInfo<Size> &i) { return i.param.name; });
+
+} // namespace
+
+namespace {
+
+struct Clustered {
+  const char *name;
+  int64_t m; // 128-row tiles: axis 0 of the grid is m / 128
+  const char *arch;
+  bool formed;       // whether the PTX launches clusters of 2
+  const char *prune; // clusterReason's verdict (a prefix; "" for none)
+};
+
+std::ostream &operator<<(std::ostream &os, const Clustered &c) { return os << c.name; }
+
+class ClusterOption : public testing::TestWithParam<Clustered> {};
+
+// The `cluster` option forms clusters only where the hardware can launch
+// them whole (a grid whose axis 0 it divides) and on a target that has them;
+// where it cannot, the kernel compiles to the same PTX, under the same cache
+// key, as without the option, and the tuner prunes it with the reason.
+TEST_P(ClusterOption, FormsClustersWhereTheGridAllows) {
+  const Clustered &c = GetParam();
+  auto p = example("matmul.tile");
+  ASSERT_TRUE(p);
+  jit::CompileRequest req;
+  req.kernel = "matmul";
+  req.dims = {{"M", c.m}, {"N", 512}, {"K", 256}};
+  req.arch = c.arch;
+  req.params = {{"BM", 128}, {"BN", 128}, {"BK", 64}, {"num_warps", 8}, {"num_stages", 3}};
+  jit::Compiler compiler;
+  auto plain = compiler.compile(*p, req);
+  ASSERT_TRUE((bool)plain) << llvm::toString(plain.takeError());
+  req.params[kClusterOption] = 2;
+  auto clustered = compiler.compile(*p, req);
+  ASSERT_TRUE((bool)clustered) << llvm::toString(clustered.takeError());
+  bool formed = clustered->ptx.find(".reqnctapercluster 2, 1, 1") != std::string::npos;
+  EXPECT_EQ(formed, c.formed);
+  EXPECT_EQ(formed, clustered->ptx.find("multicast::cluster") != std::string::npos);
+  EXPECT_EQ(clustered->key == plain->key, c.arch == std::string("sm_90a") && !c.formed);
+  std::string reason;
+  llvm::Error e = compiler.inspect(*p, req, [&](mlir::tile::KernelOp k) {
+    reason = clusterReason(k, p->kernels()[0], req, *target::TargetInfo::lookup(c.arch));
+    return llvm::Error::success();
+  });
+  ASSERT_FALSE((bool)e) << llvm::toString(std::move(e));
+  EXPECT_EQ(reason.rfind(c.prune, 0), 0u) << reason;
+  EXPECT_EQ(reason.empty(), std::string(c.prune).empty()) << reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, ClusterOption,
+    testing::Values(Clustered{"Rows4", 512, "sm_90a", true, ""},
+                    Clustered{"Rows3", 384, "sm_90a", false,
+                              "cluster=2: the grid's axis 0 is not a multiple of 2"},
+                    Clustered{"Ampere", 512, "sm_80", false,
+                              "cluster=2: no thread-block clusters on sm_80"}),
+    [](const testing::TestParamInfo<Clustered> &i) { return std::string(i.param.name); });
 
 } // namespace
