@@ -32,6 +32,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::tile {
@@ -44,21 +45,22 @@ using namespace mlir::tile;
 
 namespace {
 
-/// Whether an op of `kernel` other than reads may touch global memory
-/// through `tensor` (a store, scatter or atomic; an op whose effects are
-/// unknown counts).
-bool writtenIn(KernelOp kernel, Value tensor) {
-  bool written = false;
+/// The global tensors an op of `kernel` other than a read may touch (a
+/// store, scatter or atomic; an op whose effects are unknown counts).
+llvm::DenseSet<Value> writtenTensors(KernelOp kernel) {
+  llvm::DenseSet<Value> written;
   kernel.getBody().walk([&](Operation *op) {
-    if (written || !llvm::is_contained(op->getOperands(), tensor))
-      return;
     auto iface = dyn_cast<MemoryEffectOpInterface>(op);
     SmallVector<MemoryEffects::EffectInstance> effects;
     if (iface)
       iface.getEffects(effects);
-    written |= !iface || llvm::any_of(effects, [](const MemoryEffects::EffectInstance &e) {
+    bool writes = !iface || llvm::any_of(effects, [](const MemoryEffects::EffectInstance &e) {
       return !isa<MemoryEffects::Read>(e.getEffect()) && !isa<SharedMemory>(e.getResource());
     });
+    if (writes)
+      for (Value v : op->getOperands())
+        if (isa<GlobalTensorType>(v.getType()))
+          written.insert(v);
   });
   return written;
 }
@@ -67,15 +69,13 @@ bool writtenIn(KernelOp kernel, Value tensor) {
 /// program: no memory effects, or reads of global tensors the kernel never
 /// writes (an atomic's old value, or a read of what programs write, may
 /// differ between programs whatever the operands).
-bool sameForSameOperands(KernelOp kernel, Operation *op) {
+bool sameForSameOperands(const llvm::DenseSet<Value> &written, Operation *op) {
   if (isMemoryEffectFree(op))
     return true;
   auto iface = dyn_cast<MemoryEffectOpInterface>(op);
   if (!iface || !iface.onlyHasEffect<MemoryEffects::Read>())
     return false;
-  return llvm::none_of(op->getOperands(), [&](Value v) {
-    return isa<GlobalTensorType>(v.getType()) && writtenIn(kernel, v);
-  });
+  return llvm::none_of(op->getOperands(), [&](Value v) { return written.contains(v); });
 }
 
 /// Whether any of `roots` may differ between programs that differ in
@@ -83,7 +83,7 @@ bool sameForSameOperands(KernelOp kernel, Operation *op) {
 /// loop-carried values, loop bounds or an `scf.if`'s condition and yields,
 /// or they come from an op whose results may differ anyway
 /// (sameForSameOperands).
-bool variesAlongAxis0(KernelOp kernel, ArrayRef<Value> roots) {
+bool variesAlongAxis0(const llvm::DenseSet<Value> &written, ArrayRef<Value> roots) {
   SmallVector<Value> work(roots.begin(), roots.end());
   llvm::SmallPtrSet<void *, 32> seen;
   auto push = [&](ValueRange vs) { work.append(vs.begin(), vs.end()); };
@@ -112,7 +112,7 @@ bool variesAlongAxis0(KernelOp kernel, ArrayRef<Value> roots) {
         return true;
       continue;
     }
-    if (!def->getNumRegions() && !sameForSameOperands(kernel, def))
+    if (!def->getNumRegions() && !sameForSameOperands(written, def))
       return true;
     push(def->getOperands());
     if (auto loop = dyn_cast<scf::ForOp>(def)) {
@@ -132,7 +132,7 @@ bool variesAlongAxis0(KernelOp kernel, ArrayRef<Value> roots) {
     def->walk([&](Operation *inner) {
       if (auto p = dyn_cast<ProgramIdOp>(inner))
         pid0 |= p.getAxis() == 0;
-      pid0 |= !inner->getNumRegions() && !sameForSameOperands(kernel, inner);
+      pid0 |= !inner->getNumRegions() && !sameForSameOperands(written, inner);
       if (inner != def)
         for (Value o : inner->getOperands())
           if (!def->isAncestor(o.getParentRegion()->getParentOp()))
@@ -147,9 +147,9 @@ bool variesAlongAxis0(KernelOp kernel, ArrayRef<Value> roots) {
 /// Whether every program of a cluster loads the same tile at `load`, the
 /// same number of times: a block load in a loop, under loops only, with
 /// nothing it or the loops depend on varying along axis 0.
-bool shared(KernelOp kernel, LoadOp load) {
+bool shared(const llvm::DenseSet<Value> &written, LoadOp load) {
   if (load.getExtents() || !isa<RankedTensorType>(load.getType()) ||
-      writtenIn(kernel, load.getTensor()))
+      written.contains(load.getTensor()))
     return false;
   SmallVector<Value> deps{load.getTensor()};
   deps.append(load.getCoords().begin(), load.getCoords().end());
@@ -163,15 +163,16 @@ bool shared(KernelOp kernel, LoadOp load) {
     inLoop = true;
     deps.append({loop.getLowerBound(), loop.getUpperBound(), loop.getStep()});
   }
-  return inLoop && !variesAlongAxis0(kernel, deps);
+  return inLoop && !variesAlongAxis0(written, deps);
 }
 
 } // namespace
 
 SmallVector<LoadOp> mlir::tile::clusterSharedLoads(KernelOp kernel) {
   SmallVector<LoadOp> loads;
+  llvm::DenseSet<Value> written = writtenTensors(kernel);
   kernel.getBody().walk([&](LoadOp load) {
-    if (shared(kernel, load))
+    if (shared(written, load))
       loads.push_back(load);
   });
   return loads;

@@ -144,6 +144,16 @@ KernelOp kernelAround(const TmaPipeline &p) {
   return dyn_cast<KernelOp>(parent);
 }
 
+/// A cluster barrier at the end of `kernel`, unless one is there: no program
+/// exits while a peer may still arrive on its barriers.
+void endWithClusterBarrier(KernelOp kernel, Location loc) {
+  Operation *end = kernel.getBody().front().getTerminator();
+  if (isa_and_nonnull<ClusterBarrierOp>(end->getPrevNode()))
+    return;
+  OpBuilder atEnd(end);
+  ClusterBarrierOp::create(atEnd, loc);
+}
+
 } // namespace
 
 int64_t mlir::tile::pipeline::tensorMapIndex(KernelOp kernel, unsigned arg, ArrayRef<int64_t> box,
@@ -357,11 +367,8 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
                       b.getI32IntegerAttr(c.tmaMap), shared ? clusterAttr : IntegerAttr());
   }
   kernel->setAttr("tile.producer_warps", b.getI64IntegerAttr(kProducerWarps));
-  if (cluster) {
-    // No program exits while a peer may still arrive on its barriers.
-    OpBuilder atEnd(body->getTerminator());
-    ClusterBarrierOp::create(atEnd, loc);
-  }
+  if (cluster)
+    endWithClusterBarrier(kernel, loc);
 }
 
 int64_t mlir::tile::pipeline::multicastSize(KernelOp kernel, ArrayRef<Candidate> cands) {
@@ -385,11 +392,7 @@ ClusterRing mlir::tile::pipeline::clusterRing(OpBuilder &b, Location loc, scf::F
       MBarrierAllocOp::create(b, loc, MBarrierType::get(b.getContext(), stages),
                               b.getI32IntegerAttr(kernel.getNumWarps() * (int64_t)ring.size));
   ClusterBarrierOp::create(b, loc);
-  Operation *end = kernel.getBody().front().getTerminator();
-  if (!isa_and_nonnull<ClusterBarrierOp>(end->getPrevNode())) {
-    OpBuilder atEnd(end);
-    ClusterBarrierOp::create(atEnd, loc);
-  }
+  endWithClusterBarrier(kernel, loc);
   return ring;
 }
 

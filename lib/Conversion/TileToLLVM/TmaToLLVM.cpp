@@ -132,29 +132,25 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<tile::MBarrierArriveOp> {
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     Value bar = barrierAt(rw, loc, adaptor.getBars(), adaptor.getIndex());
+    OpBuilder::InsertionGuard guard(rw);
     if (std::optional<uint32_t> cluster = op.getCluster()) {
       // Lane r of each warp arrives on the barrier of the cluster's program r.
       Value lane = LLVM::URemOp::create(rw, loc, threadId(rw, loc), i32Const(rw, loc, 32));
       Value signals = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::ult, lane,
                                            i32Const(rw, loc, *cluster));
       auto branch = scf::IfOp::create(rw, loc, TypeRange{}, signals, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(rw);
       rw.setInsertionPointToStart(&branch.getThenRegion().front());
       auto remoteTy = LLVM::LLVMPointerType::get(
           rw.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
-      Value remote = NVVM::MapaOp::create(rw, loc, remoteTy, bar, lane);
-      // Release at CTA scope, as CUTLASS's cluster barriers arrive: the
-      // slot's readers are this warp's wgmma (complete at its wait), and a
-      // .release.cluster arrival costs a MEMBAR.ALL.GPU per iteration (it
-      // halved the throughput of 4096^3, docs/BENCHMARKS.md).
-      NVVM::MBarrierArriveOp::create(
-          rw, loc, Type(), remote, Value(),
-          NVVM::MemScopeKindAttr::get(rw.getContext(), NVVM::MemScopeKind::CTA));
-    } else {
-      NVVM::MBarrierArriveOp::create(
-          rw, loc, Type(), bar, Value(),
-          NVVM::MemScopeKindAttr::get(rw.getContext(), NVVM::MemScopeKind::CTA));
+      bar = NVVM::MapaOp::create(rw, loc, remoteTy, bar, lane);
     }
+    // Released at CTA scope, also on another program's barrier (as CUTLASS's
+    // cluster barriers arrive): the slot's readers are this warp's wgmma,
+    // complete at its wait, and a .release.cluster arrival costs a
+    // MEMBAR.ALL.GPU per iteration (it halved 4096^3, docs/BENCHMARKS.md).
+    NVVM::MBarrierArriveOp::create(
+        rw, loc, Type(), bar, Value(),
+        NVVM::MemScopeKindAttr::get(rw.getContext(), NVVM::MemScopeKind::CTA));
     rw.eraseOp(op);
     return success();
   }
