@@ -18,7 +18,12 @@
 //   tile.turn_wait    warpgroup g waits until g - 1 passed the turn to it
 //   <the dots>
 //   tile.turn_pass    and passes it to g + 1
+//   tile.warpgroup_wait {pendings = 0}   if the last dot was synchronous
 //
+// A synchronous dot becomes asynchronous with its wait after the pass, so the
+// turn covers only the issue: while one warpgroup waits for its products and
+// runs its softmax, the next issues its own (waiting inside the turn would
+// serialise the warpgroups' products and element-wise work alike).
 // with `tile.turn_begin` at the top of the compute warps' code (the last
 // warpgroup gives warpgroup 0 the first turn) and `tile.turn_end` at its end
 // (warpgroup 0 takes back the last), so that every pass meets one wait.
@@ -127,6 +132,13 @@ struct TilePingPong : tile::impl::TilePingPongBase<TilePingPong> {
       TurnWaitOp::create(b, first.getLoc());
       b.setInsertionPointAfter(last);
       TurnPassOp::create(b, last.getLoc());
+      if (last.getIsAsync())
+        continue;
+      // A synchronous dot is issued in the turn and waited for after it: the
+      // next warpgroup issues while this one's products run.
+      last.setIsAsync(true);
+      auto done = WarpgroupWaitOp::create(b, last.getLoc(), last.getType(), last.getResult(), 0);
+      last.getResult().replaceAllUsesExcept(done.getResult(), done);
     }
     b.setInsertionPointToStart(compute);
     TurnBeginOp::create(b, kernel.getLoc());

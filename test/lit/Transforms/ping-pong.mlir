@@ -13,8 +13,9 @@
 // CHECK-NEXT: tile.turn_begin
 // CHECK: tile.mbarrier_wait
 // CHECK-NEXT: tile.turn_wait
-// CHECK-NEXT: %[[S0:.*]] = tile.warpgroup_dot
+// CHECK-NEXT: %[[S0:.*]] = tile.warpgroup_dot {{.*}} {isAsync}
 // CHECK-NEXT: tile.turn_pass
+// CHECK-NEXT: tile.warpgroup_wait %[[S0]] {pendings = 0 : i32}
 // CHECK: scf.for
 // CHECK: tile.mbarrier_wait
 // CHECK-NEXT: tile.turn_wait
@@ -75,12 +76,15 @@ tile.kernel @rotated(%o: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.num_wa
 // Dots the lowering waits for each end their section, even with only pure
 // ops between them (the softmax stays outside the turns); a conversion
 // through scratch (which synchronises the compute warps) is not pure enough.
+// A dot the lowering waited for becomes asynchronous, waited for after its
+// turn passes.
 // CHECK-LABEL: tile.kernel @sections
 // CHECK: tile.turn_begin
 // CHECK: tile.turn_wait
-// CHECK-NEXT: %[[A:.*]] = tile.warpgroup_dot
+// CHECK-NEXT: %[[A:.*]] = tile.warpgroup_dot {{.*}} {isAsync}
 // CHECK-NEXT: tile.turn_pass
-// CHECK-NEXT: math.exp2
+// CHECK-NEXT: %[[AW:.*]] = tile.warpgroup_wait %[[A]] {pendings = 0 : i32}
+// CHECK-NEXT: math.exp2 %[[AW]]
 // CHECK: tile.turn_wait
 // CHECK-NEXT: tile.warpgroup_dot
 // CHECK-NEXT: tile.turn_pass
