@@ -150,15 +150,21 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
     // order of the A layout: row block i, then k step t.
     // Packed into b32 pairs before the fence: registers written between the
     // fence and a wgmma that reads them make ptxas insert another fence.
-    SmallVector<Value> aElems = regA ? unpack(rw, loc, adaptor.getA()) : SmallVector<Value>();
-    if (regA && (int64_t)aElems.size() != fm * kSteps * 8)
-      return op.emitError("internal compiler error: A holds ")
-             << aElems.size() << " elements per thread, not " << fm * kSteps * 8;
+    // Packed and pinned where A is computed, not here: in a rotated loop
+    // another dot is issued in between, and P's f32 source would otherwise
+    // stay live across it (64 registers at BN=128 where the pairs take 32).
     SmallVector<Value> aRegs;
-    for (size_t e = 0; e + 1 < aElems.size(); e += 2)
-      aRegs.push_back(packPair(rw, loc, aElems[e], aElems[e + 1]));
-    if (!aRegs.empty())
+    if (regA) {
+      OpBuilder::InsertionGuard atA(rw);
+      rw.setInsertionPointAfterValue(adaptor.getA());
+      SmallVector<Value> aElems = unpack(rw, loc, adaptor.getA());
+      if ((int64_t)aElems.size() != fm * kSteps * 8)
+        return op.emitError("internal compiler error: A holds ")
+               << aElems.size() << " elements per thread, not " << fm * kSteps * 8;
+      for (size_t e = 0; e + 1 < aElems.size(); e += 2)
+        aRegs.push_back(packPair(rw, loc, aElems[e], aElems[e + 1]));
       aRegs = pinBeforeFence(rw, loc, aRegs);
+    }
 
     Type elt = regA ? tileA.getElementType() : slotA.getElementType();
     NVVM::WGMMATypes abTy = elt.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;

@@ -102,3 +102,36 @@ tile.kernel @register_a(%o: !tile.tensor<?x?xbf16>) attributes {tile.num_warps =
   tile.store %o[%c0, %c0], %db : !tile.tensor<?x?xbf16>, tensor<128x64xbf16, #mr>
   tile.return
 }
+
+// -----
+
+// A register operand is packed into pairs and pinned where it is computed,
+// not beside its dot: a dot issued in between (as in a rotated loop) then
+// keeps only the pairs live across its issue, not their f32 source. Both
+// pins come before the first dot's fence.
+// CHECK-LABEL: llvm.func @register_a_pinned_where_computed
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=r,
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=r,
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NOT: asm_dialect = att "", "=r,
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+#sb = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#mr = #tile.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 64]}>
+#opa = #tile.dot_op<{opIdx = 0, parent = #mr}>
+tile.kernel @register_a_pinned_where_computed(%o: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 8 : i64, tile.shared_bytes = 8192 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %p1 = arith.constant dense<1.0> : tensor<128x32xbf16, #opa>
+  %p2 = arith.constant dense<2.0> : tensor<128x32xbf16, #opa>
+  %mb = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<32x64xbf16, #sb>
+  %acc = arith.constant dense<0.0> : tensor<128x64xf32, #mr>
+  %d1 = tile.warpgroup_dot %p1, %mb, %acc {isAsync} : tensor<128x32xbf16, #opa>, !tile.memdesc<32x64xbf16, #sb> -> tensor<128x64xf32, #mr>
+  %d2 = tile.warpgroup_dot %p2, %mb, %d1 : tensor<128x32xbf16, #opa>, !tile.memdesc<32x64xbf16, #sb> -> tensor<128x64xf32, #mr>
+  %c0 = arith.constant 0 : i32
+  tile.store %o[%c0, %c0], %d2 : !tile.tensor<?x?xf32>, tensor<128x64xf32, #mr>
+  tile.return
+}
