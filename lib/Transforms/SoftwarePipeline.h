@@ -1,8 +1,8 @@
 //===- SoftwarePipeline.h - tile-software-pipeline internals ----*- C++ -*-===//
 //
-// What the two halves of tile-software-pipeline share: SoftwarePipeline.cpp
-// finds the loads a loop can copy ahead and builds the cp.async pipeline;
-// PipelineTma.cpp decides whether the copies go through TMA and, for a loop
+// What the parts of tile-software-pipeline share: PipelineMatch.cpp finds the
+// loads a loop can copy ahead, SoftwarePipeline.cpp builds the cp.async
+// pipeline, PipelineTma.cpp decides whether the copies go through TMA and, for a loop
 // whose one asynchronous warpgroup dot accumulates (matmul) or whose warpgroup
 // dots are waited for (attention), splits the kernel into a producer
 // warpgroup and the compute warps (warp specialization).
@@ -34,6 +34,24 @@ struct Candidate {
   Operation *op() { return load ? load.getOperation() : gather.getOperation(); }
   RankedTensorType tileType() { return cast<RankedTensorType>(op()->getResult(0).getType()); }
 };
+
+/// Whether nothing in `loop` writes global memory (shared memory aside).
+bool writesNoGlobal(scf::ForOp loop);
+
+/// `load` as a candidate of `loop` (PipelineMatch.cpp), or nullopt.
+std::optional<Candidate> matchLoad(scf::ForOp loop, LoadOp load);
+
+/// `gather` as a candidate of `loop`; with `reads`, its indices may need reads
+/// (the loop writes no global memory), or nullopt.
+std::optional<Candidate> matchGather(scf::ForOp loop, GatherOp gather, bool reads);
+
+/// The reads in the gathers' coordinate slices whose own coordinates need no
+/// other read (a block table's page numbers), in block order.
+SmallVector<Operation *> prefetchable(scf::ForOp loop, ArrayRef<Candidate> cands);
+
+/// `reads` (of prefetchable) made for iteration `iv` at `b`'s point, with
+/// what computes their coordinates: their results, in order.
+SmallVector<Value> readsAt(OpBuilder &b, scf::ForOp loop, ArrayRef<Operation *> reads, Value iv);
 
 /// The coordinates of `c`'s load at iteration `iv` (a gather's indices, then
 /// its mask if it has one), computed at `b`'s point; `outside` remaps values

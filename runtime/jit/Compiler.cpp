@@ -1,6 +1,16 @@
 //===- Compiler.cpp - compiling a kernel specialization to PTX --*- C++ -*-===//
+//
+// Programs (parsed .tile sources and their kernels' signatures) and the
+// Compiler: a request (kernel, parameters, dims and integer scalars, arch,
+// alignment, size class) is specialized into tile IR, its grid evaluated
+// (Grid.cpp), and lowered to PTX under a content-addressed key; the disk cache
+// skips code generation for a key it holds. Compiling never touches a GPU;
+// the interpreter runs the same specialization on the host.
+//
+//===----------------------------------------------------------------------===//
 #include "runtime/jit/Compiler.h"
 #include "lib/Support/Errors.h"
+#include "runtime/jit/Grid.h"
 
 #include "runtime/jit/DiskCache.h"
 
@@ -163,157 +173,7 @@ llvm::Expected<const KernelSignature &> Program::kernel(llvm::StringRef name) co
   return makeError(file().name() + " has no kernel named '" + name + "'");
 }
 
-//===----------------------------------------------------------------------===//
-// The grid clause, evaluated on the host
-//===----------------------------------------------------------------------===//
-
 namespace {
-
-/// Integer values of the grid region: tile.dim of the arguments, integer
-/// scalars, constants and arith on them, with i32 wrap-around (i64 values, in
-/// the 64-bit size class, keep their 64 bits).
-llvm::Expected<std::array<int64_t, 3>>
-evaluateGrid(tile::KernelOp kernel, const KernelSignature &sig, const CompileRequest &req) {
-  mlir::Region &region = kernel.getGrid();
-  if (region.empty())
-    return std::array<int64_t, 3>{1, 1, 1};
-  mlir::Block &block = region.front();
-  llvm::DenseMap<mlir::Value, int64_t> v;
-  auto dimOf = [&](unsigned arg, unsigned axis) -> llvm::Expected<int64_t> {
-    const ParamInfo &p = sig.params[arg];
-    if (axis >= p.dims.size())
-      return makeError("internal error: grid reads axis " + llvm::Twine(axis) + " of " + p.name);
-    if (std::optional<int64_t> e = extentOf(p, axis, req.dims))
-      return *e;
-    return makeError("internal error: no value for dim " + p.dims[axis]);
-  };
-  for (auto [i, arg] : llvm::enumerate(block.getArguments())) {
-    if (i >= sig.params.size())
-      return makeError("internal error: grid region arguments differ from the signature");
-    const ParamInfo &p = sig.params[i];
-    if (p.isTensor)
-      continue;
-    if (auto it = req.dims.find(p.name); it != req.dims.end())
-      v[arg] = it->second;
-  }
-  auto wrap = [](int64_t x) { return (int64_t)(int32_t)(uint32_t)(uint64_t)x; };
-  for (mlir::Operation &op : block) {
-    auto get = [&](unsigned i) -> llvm::Expected<int64_t> {
-      auto it = v.find(op.getOperand(i));
-      if (it == v.end())
-        return makeError("the grid clause uses a value the host cannot compute (" +
-                         op.getName().getStringRef() + ")");
-      return it->second;
-    };
-    if (auto y = llvm::dyn_cast<tile::YieldOp>(op)) {
-      std::array<int64_t, 3> g = {1, 1, 1};
-      for (unsigned i = 0; i < y->getNumOperands() && i < 3; ++i) {
-        auto x = get(i);
-        if (!x)
-          return x.takeError();
-        g[i] = *x;
-      }
-      return g;
-    }
-    if (op.getNumResults() != 1)
-      return makeError("the grid clause uses " + op.getName().getStringRef() +
-                       ", which the host cannot evaluate");
-    int64_t r;
-    if (auto d = llvm::dyn_cast<tile::DimOp>(op)) {
-      auto arg = llvm::dyn_cast<mlir::BlockArgument>(d.getTensor());
-      if (!arg)
-        return makeError("internal error: tile.dim of a non-argument in the grid clause");
-      auto x = dimOf(arg.getArgNumber(), d.getAxis());
-      if (!x)
-        return x.takeError();
-      r = *x;
-    } else if (auto c = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
-      auto i = llvm::dyn_cast<mlir::IntegerAttr>(c.getValue());
-      if (!i)
-        return makeError("the grid clause uses a non-integer constant");
-      r = i.getInt();
-    } else {
-      llvm::SmallVector<int64_t, 3> a;
-      for (unsigned i = 0; i < op.getNumOperands(); ++i) {
-        auto x = get(i);
-        if (!x)
-          return x.takeError();
-        a.push_back(*x);
-      }
-      llvm::StringRef n = op.getName().getStringRef();
-      auto div0 = [&]() { return makeError("the grid clause divides by zero for these sizes"); };
-      if (n == "arith.addi")
-        r = a[0] + a[1];
-      else if (n == "arith.subi")
-        r = a[0] - a[1];
-      else if (n == "arith.muli")
-        r = a[0] * a[1];
-      else if (n == "arith.divsi" || n == "arith.divui" || n == "arith.ceildivsi" ||
-               n == "arith.floordivsi" || n == "arith.remsi" || n == "arith.remui") {
-        if (a[1] == 0)
-          return div0();
-        if (n == "arith.ceildivsi")
-          r = a[0] / a[1] + ((a[0] % a[1] != 0) && ((a[0] < 0) == (a[1] < 0)));
-        else if (n == "arith.floordivsi")
-          r = a[0] / a[1] - ((a[0] % a[1] != 0) && ((a[0] < 0) != (a[1] < 0)));
-        else if (n == "arith.remsi" || n == "arith.remui")
-          r = a[0] % a[1];
-        else
-          r = a[0] / a[1];
-      } else if (n == "arith.minsi" || n == "arith.minui")
-        r = std::min(a[0], a[1]);
-      else if (n == "arith.maxsi" || n == "arith.maxui")
-        r = std::max(a[0], a[1]);
-      else if (n == "arith.andi")
-        r = a[0] & a[1];
-      else if (n == "arith.ori")
-        r = a[0] | a[1];
-      else if (n == "arith.xori")
-        r = a[0] ^ a[1];
-      else if (n == "arith.shli")
-        r = a[0] << (a[1] & (op.getResult(0).getType().isInteger(64) ? 63 : 31));
-      else if (n == "arith.shrsi")
-        r = a[0] >> (a[1] & (op.getResult(0).getType().isInteger(64) ? 63 : 31));
-      else if (n == "arith.select")
-        r = a[0] ? a[1] : a[2];
-      else if (n == "arith.extsi" || n == "arith.extui" || n == "arith.trunci" ||
-               n == "arith.index_cast")
-        r = a[0];
-      else if (auto cmp = llvm::dyn_cast<mlir::arith::CmpIOp>(op)) {
-        using P = mlir::arith::CmpIPredicate;
-        switch (cmp.getPredicate()) {
-        case P::eq:
-          r = a[0] == a[1];
-          break;
-        case P::ne:
-          r = a[0] != a[1];
-          break;
-        case P::slt:
-        case P::ult:
-          r = a[0] < a[1];
-          break;
-        case P::sle:
-        case P::ule:
-          r = a[0] <= a[1];
-          break;
-        case P::sgt:
-        case P::ugt:
-          r = a[0] > a[1];
-          break;
-        default:
-          r = a[0] >= a[1];
-          break;
-        }
-      } else {
-        return makeError("the grid clause uses " + n + ", which the host cannot evaluate");
-      }
-    }
-    // i32 values wrap as on the GPU; i64 ones (the 64-bit size class) do not.
-    mlir::Type rt = op.getResult(0).getType();
-    v[op.getResult(0)] = rt.isInteger(1) ? (r & 1) : rt.isInteger(64) ? r : wrap(r);
-  }
-  return makeError("internal error: the grid region has no tile.yield");
-}
 
 std::string attrText(mlir::Attribute a) {
   if (!a)
@@ -380,22 +240,6 @@ llvm::Error Compiler::inspect(const Program &program, const CompileRequest &req,
     return module.takeError();
   return fn(kernel);
 }
-
-namespace {
-/// A grid a GPU can launch: at most TargetInfo::kMaxGrid programs per axis.
-llvm::Error checkGrid(const std::string &kernel, const std::array<int64_t, 3> &grid) {
-  for (unsigned a = 0; a < 3; ++a) {
-    int64_t limit = target::TargetInfo::kMaxGrid[a];
-    if (grid[a] > limit)
-      return makeError(
-          "the grid clause of '" + kernel + "' gives " + llvm::Twine(grid[a]) +
-          " programs along axis " + llvm::Twine(a) + " for these sizes; a launch takes at most " +
-          llvm::Twine(limit) +
-          (a ? " there (axis 0 takes up to 2147483647: put the largest extent first)" : ""));
-  }
-  return llvm::Error::success();
-}
-} // namespace
 
 llvm::Expected<std::array<int64_t, 3>> Compiler::interpret(const Program &program,
                                                            const CompileRequest &req,

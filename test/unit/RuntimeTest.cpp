@@ -348,6 +348,36 @@ TEST(Compiler, GridsOfTheSizeClassOf2To31AreEvaluatedIn64Bits) {
   EXPECT_EQ(persistent->grid[0], 2 * 2097153);
 }
 
+// The grid region is folded with the launch's dims and integer scalars:
+// divisions by a scalar, i32 arithmetic that wraps as on the GPU, and a
+// division by zero reported as such (not a crash, not a guess).
+TEST(Compiler, GridsAreFoldedWithTheLaunchValues) {
+  auto prog = Program::fromSource("g.tile", "kernel g(x: tensor<f32, [N]>, s: i32)\n"
+                                            "  grid [N * N / 1000, cdiv(N, s), N % s + 1] {\n"
+                                            "  store(x, [0], load(x, [0], [1]));\n}\n");
+  ASSERT_TRUE((bool)prog) << llvm::toString(prog.takeError());
+  Compiler c;
+  CompileRequest r;
+  r.dims = {{"N", 1000}, {"s", 7}};
+  auto small = c.compile(**prog, r);
+  ASSERT_TRUE((bool)small) << llvm::toString(small.takeError());
+  EXPECT_EQ(small->grid[0], 1000);
+  EXPECT_EQ(small->grid[1], 143);
+  EXPECT_EQ(small->grid[2], 7);
+  // 100000 * 100000 wraps in i32 to 1410065408 before the division.
+  r.dims = {{"N", 100000}, {"s", 7}};
+  auto ck = c.compile(**prog, r);
+  ASSERT_TRUE((bool)ck) << llvm::toString(ck.takeError());
+  EXPECT_EQ(ck->grid[0], 1410065);
+  EXPECT_EQ(ck->grid[1], 14286);
+  EXPECT_EQ(ck->grid[2], 6);
+  r.dims = {{"N", 1000}, {"s", 0}};
+  auto zero = c.compile(**prog, r);
+  ASSERT_FALSE((bool)zero);
+  std::string msg = llvm::toString(zero.takeError());
+  EXPECT_NE(msg.find("the grid clause divides by zero for these sizes"), std::string::npos) << msg;
+}
+
 // A grid past what a launch takes (65535 programs along y and z) is refused
 // when it is evaluated, naming the kernel, the axis and the limit; at the
 // limit it compiles. The interpreter refuses it too.
