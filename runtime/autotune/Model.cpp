@@ -9,6 +9,7 @@
 
 #include "lib/Transforms/ClusterPrograms.h"
 #include "lib/Transforms/SplitK.h"
+#include "runtime/jit/Grid.h"
 
 #include "dialects/Tile/TileDialect.h"
 #include "lib/Transforms/Layouts.h"
@@ -249,10 +250,12 @@ std::string tessera::autotune::clusterReason(tile::KernelOp kernel, const jit::K
     return s + "a persistent program's tiles are not its cluster's";
   if (tile::clusterSharedLoads(kernel).empty())
     return s + "no load is the same for the programs of a cluster";
-  foldSizes(kernel, sig, req);
-  auto grid = kernel.getGrid().front().getTerminator()->getOperands();
-  std::optional<int64_t> rows = grid.empty() ? 1 : getConstantIntValue(grid[0]);
-  if (!rows || *rows % size)
+  // The grid as the compiler evaluates it to decide whether to drop the option.
+  llvm::Expected<std::array<int64_t, 3>> grid = jit::evaluateGrid(kernel, sig, req);
+  bool divides = grid && (*grid)[0] % size == 0;
+  if (!grid)
+    llvm::consumeError(grid.takeError());
+  if (!divides)
     return s + "the grid's axis 0 is not a multiple of " + std::to_string(size);
   return "";
 }

@@ -21,6 +21,11 @@ namespace tessera::autotune {
 struct Config {
   std::map<std::string, int64_t> params;
   std::string text() const; // "BM=128 BN=64 num_warps=8"
+  /// The value of parameter `name`, or `byDefault` when the config leaves it out.
+  int64_t get(const std::string &name, int64_t byDefault) const {
+    auto it = params.find(name);
+    return it == params.end() ? byDefault : it->second;
+  }
 };
 
 /// Every configuration of `sig`'s tune clauses; the first is the default.

@@ -99,6 +99,10 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
   bool hopper = target->hasWgmma() && target->hasTMA() && req.aligned && !configs.empty() &&
                 !req.fixed.count(kWarpSpecializeOption);
   bool tryWarpSpecialize = hopper, alsoPersistent = req.warpSpecialize, severalDots = false;
+  // Whether the kernel has a load the programs of a cluster can share through
+  // a plain TMA loop (clusters, below); attention's loop (several dots,
+  // waited for) is not one: it would not multicast.
+  bool shares = false;
   if (tryWarpSpecialize) {
     jit::CompileRequest cr = req.compileRequest(configs.front().params);
     cr.kernel = sig->name;
@@ -106,6 +110,7 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
     llvm::Error e = jit::Compiler(req.cache).inspect(program, cr, [&](mlir::tile::KernelOp k) {
       severalDots = loopWithSeveralDots(k);
       tryWarpSpecialize = warpSpecializeReason(k).empty() && (req.warpSpecialize || severalDots);
+      shares = !severalDots && !mlir::tile::clusterSharedLoads(k).empty();
       return llvm::Error::success();
     });
     if (e) { // the default's own errors surface when it compiles
@@ -116,8 +121,7 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
   if (tryWarpSpecialize)
     for (size_t i = 0; i < plain; ++i) {
       Config c = configs[i];
-      int64_t warps = c.params.count("num_warps") ? c.params["num_warps"] : kDefaultNumWarps;
-      if (!mayWarpSpecialize(*target, req.aligned, warps))
+      if (!mayWarpSpecialize(*target, req.aligned, c.get("num_warps", kDefaultNumWarps)))
         continue;
       c.params[kWarpSpecializeOption] = 1;
       configs.push_back(c);
@@ -127,9 +131,8 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
       // after its copy; with 2 the pass leaves the loop as it is). Not
       // ping-pong: measured slower at every attention configuration, rotated
       // or not (docs/BENCHMARKS.md, 2026-12-06); `--param ping-pong=1` tries it.
-      auto stages = c.params.find("num_stages");
       if (severalDots && !req.fixed.count(kRotateDotsOption) &&
-          (stages == c.params.end() ? kDefaultNumStages : stages->second) >= 3) {
+          c.get("num_stages", kDefaultNumStages) >= 3) {
         Config r = c;
         r.params[kRotateDotsOption] = 1;
         configs.push_back(std::move(r));
@@ -146,39 +149,20 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
   // (the large tiles of large grids, whose operand traffic multicast halves;
   // the tuning time stays bounded), alone or warp-specialized, not split or
   // persistent, of a kernel with such a load. clusterReason prunes the others.
-  if (hopper && target->hasClusters() && !req.fixed.count(kClusterOption)) {
-    jit::CompileRequest cr = req.compileRequest(configs.front().params);
-    cr.kernel = sig->name;
-    bool shares = false;
-    llvm::Error e = jit::Compiler(req.cache).inspect(program, cr, [&](mlir::tile::KernelOp k) {
-      // Attention's loop (several dots, waited for) is not a plain TMA
-      // loop: it would not multicast.
-      shares = !mlir::tile::clusterSharedLoads(k).empty() && !loopWithSeveralDots(k);
-      return llvm::Error::success();
-    });
-    if (e)
-      llvm::consumeError(std::move(e)); // the default's own errors surface when it compiles
-    auto param = [](const Config &c, const char *name, int64_t byDefault) {
-      auto it = c.params.find(name);
-      return it == c.params.end() ? byDefault : it->second;
-    };
-    for (size_t i = 0, n = configs.size(); shares && i < n; ++i) {
-      if (param(configs[i], "num_warps", kDefaultNumWarps) != 8 ||
-          param(configs[i], kSplitKOption, 1) > 1 || param(configs[i], kPersistentOption, 0))
+  if (shares && target->hasClusters() && !req.fixed.count(kClusterOption))
+    for (size_t i = 0, n = configs.size(); i < n; ++i) {
+      if (configs[i].get("num_warps", kDefaultNumWarps) != 8 ||
+          configs[i].get(kSplitKOption, 1) > 1 || configs[i].get(kPersistentOption, 0))
         continue;
       Config c = configs[i];
       c.params[kClusterOption] = 2;
       configs.push_back(std::move(c));
     }
-  }
   // TMA-store epilogues: every configuration so far, but split-K ones (their
   // epilogue adds partial sums in place).
   if (req.tmaStore && target->hasTMA() && req.aligned)
     for (size_t i = 0, n = configs.size(); i < n; ++i) {
-      auto s = configs[i].params.find(kSplitKOption);
-      auto t = configs[i].params.find(kTmaStoreOption);
-      if ((s != configs[i].params.end() && s->second > 1) ||
-          (t != configs[i].params.end() && t->second))
+      if (configs[i].get(kSplitKOption, 1) > 1 || configs[i].get(kTmaStoreOption, 0))
         continue;
       Config c = configs[i];
       c.params[kTmaStoreOption] = 1;
