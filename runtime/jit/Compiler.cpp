@@ -309,8 +309,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
   // Clusters (tile-cluster-programs) launch whole: a cluster size that does
   // not divide axis 0 of these sizes' grid is dropped, as is one of a
   // persistent kernel (the option is a hint, never a failed launch).
-  if (int64_t c = mlir::tile::scheduleOption(kernel, kClusterOption);
-      c > 1 && (out.persistent || out.grid[0] % c))
+  if (!clusterObstacle(kernel, out.grid).empty())
     kernel->removeAttr("tile.cluster");
   if (auto w = kernel->getAttrOfType<mlir::IntegerAttr>("tile.num_warps"))
     out.numWarps = w.getInt();

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/jit/Grid.h"
 
+#include "dialects/Tile/Knobs.h"
 #include "lib/Support/Errors.h"
 #include "lib/Target/TargetInfo.h"
 
@@ -104,7 +105,8 @@ llvm::Expected<std::array<int64_t, 3>> tessera::jit::evaluateGrid(tile::KernelOp
                          p.name);
       std::optional<int64_t> e = extentOf(p, d.getAxis(), req.dims);
       if (!e)
-        return makeError("internal error: no value for dim " + p.dims[d.getAxis()]);
+        return makeError("the grid clause needs dim " + p.dims[d.getAxis()] +
+                         ", which has no value");
       known[op.getResult(0)] = constant(type, *e);
       continue;
     }
@@ -133,4 +135,18 @@ llvm::Error tessera::jit::checkGrid(const std::string &kernel, const std::array<
           (a ? " there (axis 0 takes up to 2147483647: put the largest extent first)" : ""));
   }
   return llvm::Error::success();
+}
+
+std::string tessera::jit::clusterObstacle(tile::KernelOp kernel,
+                                          const std::array<int64_t, 3> &grid) {
+  int64_t c = tile::scheduleOption(kernel, kClusterOption);
+  if (c <= 1)
+    return "";
+  std::string option = std::string(kClusterOption) + "=" + std::to_string(c);
+  if (tile::scheduleOption(kernel, kPersistentOption))
+    return option + ": a persistent kernel launches no fixed multiple of its cluster size";
+  if (grid[0] % c)
+    return option + ": axis 0 of the grid (" + std::to_string(grid[0]) +
+           " programs) is not a multiple of " + std::to_string(c);
+  return "";
 }

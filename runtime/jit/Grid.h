@@ -25,6 +25,13 @@ namespace tessera::jit {
 llvm::Expected<std::array<int64_t, 3>>
 evaluateGrid(mlir::tile::KernelOp kernel, const KernelSignature &sig, const CompileRequest &req);
 
+/// Why `kernel`'s cluster option (tile-cluster-programs, C > 1) cannot form
+/// clusters when `grid` is launched, or "": clusters launch whole, so axis 0
+/// must be a multiple of C; a persistent kernel launches as many programs as
+/// fit, never a known multiple. Compiler::compile and `tessera compile` drop
+/// the option then (it is a hint, never a failed launch).
+std::string clusterObstacle(mlir::tile::KernelOp kernel, const std::array<int64_t, 3> &grid);
+
 /// A grid a GPU can launch: at most TargetInfo::kMaxGrid programs per axis;
 /// the error names `kernel`, the axis and the limit.
 llvm::Error checkGrid(const std::string &kernel, const std::array<int64_t, 3> &grid);

@@ -12,6 +12,8 @@
 #include "lib/Pipeline/Pipeline.h"
 #include "lib/Target/PTX.h"
 #include "lib/Target/TargetInfo.h"
+#include "runtime/jit/Compiler.h"
+#include "runtime/jit/Grid.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -116,6 +118,41 @@ int emitTile(const CompileOptions &opts, const SourceFile &file, const Specializ
   return writeOutput(opts, [&](llvm::raw_ostream &os) { module->print(os); });
 }
 
+/// A cluster option that the grid of these sizes cannot launch is dropped,
+/// with a note, as the runtime drops it (jit::clusterObstacle); where the
+/// grid's size is not known (a dim without --dim), it stays, with a note.
+void dropUnlaunchableCluster(mlir::ModuleOp module, const SourceFile &file,
+                             const Specialization &spec) {
+  module.walk([&](mlir::tile::KernelOp kernel) {
+    if (mlir::tile::scheduleOption(kernel, kClusterOption) <= 1)
+      return;
+    auto program = jit::Program::fromSource(file.name(), file.text());
+    if (!program) {
+      llvm::consumeError(program.takeError());
+      return;
+    }
+    auto sig = (*program)->kernel(kernel.getSymName());
+    if (!sig) {
+      llvm::consumeError(sig.takeError());
+      return;
+    }
+    jit::CompileRequest req;
+    req.dims = spec.dims;
+    auto grid = jit::evaluateGrid(kernel, *sig, req);
+    if (!grid) {
+      llvm::errs() << "tessera: note: " << kClusterOption << "="
+                   << mlir::tile::scheduleOption(kernel, kClusterOption)
+                   << " kept: the grid's size is not known (" << llvm::toString(grid.takeError())
+                   << "); a launch drops it where axis 0 is not a multiple of it\n";
+      return;
+    }
+    if (std::string why = jit::clusterObstacle(kernel, *grid); !why.empty()) {
+      llvm::errs() << "tessera: note: " << why << "; the option is dropped\n";
+      kernel->removeAttr("tile.cluster");
+    }
+  });
+}
+
 /// gpu (LLVM + NVVM dialects), llvm (LLVM IR), ptx, cubin: the code generator.
 int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specialization &spec,
                 EmitStage stage) {
@@ -138,6 +175,7 @@ int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specia
     });
   if (opts.debug)
     module->walk([&](mlir::tile::KernelOp k) { pipeline::enableAsserts(k); });
+  dropUnlaunchableCluster(*module, file, spec);
   {
     DiagnosticEngine::MLIRHandler handler(diags, ctx, /*internal=*/false);
     if (failed(pipeline::lowerToLLVMDialect(*module, opts.arch,
