@@ -1,6 +1,7 @@
 //===- ModelTest.cpp - the cost model behind a launch's default -----------===//
 #include "runtime/autotune/Model.h"
 #include "dialects/Tile/TileDialect.h"
+#include "test/unit/JitTestUtil.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -14,11 +15,7 @@ using namespace tessera::autotune;
 
 namespace {
 
-std::shared_ptr<jit::Program> example(const char *file) {
-  auto p = jit::Program::fromFile(std::string(TESSERA_SOURCE_DIR) + "/examples/" + file);
-  EXPECT_TRUE((bool)p) << (p ? "" : llvm::toString(p.takeError()));
-  return p ? *p : nullptr;
-}
+using tessera::test::example;
 
 struct Size {
   const char *name;
