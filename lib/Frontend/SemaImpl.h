@@ -23,6 +23,13 @@ enum class Mode { Where, Grid, Body };
 /// "[128, 64]"
 std::string shapeStr(llvm::ArrayRef<int64_t> shape);
 
+/// Whether the integer constant `v` is a value of `t` (every i64 is).
+bool fits(DType t, int64_t v);
+
+/// `v` as a value of integer type `t` (wrapping, as the conversion does): the
+/// constants Sema keeps are the values themselves, unsigned ones non-negative.
+int64_t wrapTo(DType t, int64_t v);
+
 class Checker {
 public:
   Checker(Kernel &k, const Specialization &spec, DiagnosticEngine &diags,
