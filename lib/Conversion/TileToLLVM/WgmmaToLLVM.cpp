@@ -17,7 +17,8 @@
 // register form instead, which MLIR's NVVM dialect has no op for: inline PTX.
 // The products are fenced and committed as one group, then waited
 // for before the accumulator is used, or, for an asynchronous dot, by its
-// `tile.warpgroup_wait`. `tile.fence_async_shared` becomes
+// `tile.warpgroup_wait`; the registers they read are pinned before the fence,
+// the accumulator they write after the wait (pinRegisters). `tile.fence_async_shared` becomes
 // `fence.proxy.async.shared::cta`.
 //
 // Assumes the kernel's dynamic shared memory is aligned to 1024 bytes (the
@@ -84,17 +85,26 @@ Value registerAProduct(ConversionPatternRewriter &rw, Location loc, Value frag, 
   return inlinePTX(rw, loc, frag.getType(), operands, ptx, constraints, /*sideEffects=*/true);
 }
 
-/// `regs` passed through an empty instruction with side effects: what
-/// computes them (the conversion of P to bf16) cannot sink past the
-/// `wgmma.fence` that follows, where LLVM would otherwise schedule it next to
-/// each use, and ptxas would fence again before every product.
-SmallVector<Value> pinBeforeFence(ConversionPatternRewriter &rw, Location loc,
-                                  ArrayRef<Value> regs) {
-  std::string constraints = tiedConstraints(regs.size(), 'r');
-  auto ty = LLVM::LLVMStructType::getLiteral(rw.getContext(),
-                                             SmallVector<Type>(regs.size(), rw.getI32Type()));
-  Value pinned = inlinePTX(rw, loc, ty, regs, "", constraints, /*sideEffects=*/true);
-  return unpack(rw, loc, pinned);
+/// `regs` (all b32 or all f32) passed through an empty instruction with side
+/// effects, which LLVM keeps in order with the wgmma fence, commit and wait
+/// (calls with side effects): what computes them cannot move past it, nor
+/// can what reads its results move before it. PTX requires the registers a
+/// wgmma reads (A's fragment, the accumulator) to be written before the
+/// `wgmma.fence` that precedes it, and the accumulator to be read only after
+/// the `wgmma.wait_group` that waits for it; nothing else ties those values
+/// to the fence and the wait, and LLVM had moved an accumulator's zeroing
+/// after the fence. Chunks of 32 keep each instruction small.
+SmallVector<Value> pinRegisters(OpBuilder &b, Location loc, ArrayRef<Value> regs) {
+  SmallVector<Value> out;
+  for (size_t at = 0; at < regs.size(); at += 32) {
+    ArrayRef<Value> chunk = regs.slice(at, std::min<size_t>(32, regs.size() - at));
+    Type t = chunk.front().getType();
+    std::string constraints = tiedConstraints(chunk.size(), t.isF32() ? 'f' : 'r');
+    auto ty = LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(chunk.size(), t));
+    Value pinned = inlinePTX(b, loc, ty, chunk, "", constraints, /*sideEffects=*/true);
+    llvm::append_range(out, unpack(b, loc, pinned));
+  }
+  return out;
 }
 
 struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
@@ -163,7 +173,7 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
                << aElems.size() << " elements per thread, not " << fm * kSteps * 8;
       for (size_t e = 0; e + 1 < aElems.size(); e += 2)
         aRegs.push_back(packPair(rw, loc, aElems[e], aElems[e + 1]));
-      aRegs = pinBeforeFence(rw, loc, aRegs);
+      aRegs = pinRegisters(rw, loc, aRegs);
     }
 
     Type elt = regA ? tileA.getElementType() : slotA.getElementType();
@@ -178,6 +188,7 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
     if ((int64_t)acc.size() != fm * fn * in / 2)
       return op.emitError("internal compiler error: the accumulator holds ")
              << acc.size() << " elements per thread, not " << fm * fn * in / 2;
+    acc = pinRegisters(rw, loc, acc); // written before the fence
     NVVM::WgmmaFenceAlignedOp::create(rw, loc);
     for (int64_t i = 0; i < fm; ++i)
       for (int64_t j = 0; j < fn; ++j) {
@@ -209,8 +220,10 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
         std::copy(d.begin(), d.end(), acc.begin() + first);
       }
     NVVM::WgmmaGroupSyncAlignedOp::create(rw, loc);
-    if (!op.getIsAsync())
+    if (!op.getIsAsync()) {
       NVVM::WgmmaWaitGroupSyncOp::create(rw, loc, 0);
+      acc = pinRegisters(rw, loc, acc); // read after the wait
+    }
     rw.replaceOp(op, pack(rw, loc, structTy, acc));
     return success();
   }
@@ -220,8 +233,14 @@ struct WarpgroupWaitLowering : ConvertOpToLLVMPattern<tile::WarpgroupWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(tile::WarpgroupWaitOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
-    NVVM::WgmmaWaitGroupSyncOp::create(rw, op.getLoc(), op.getPendings());
-    rw.replaceOp(op, adaptor.getValue());
+    Location loc = op.getLoc();
+    NVVM::WgmmaWaitGroupSyncOp::create(rw, loc, op.getPendings());
+    // The waited-for accumulator (f32 registers) is read only after the wait.
+    Value v = adaptor.getValue();
+    auto st = dyn_cast<LLVM::LLVMStructType>(v.getType());
+    if (st && llvm::all_of(st.getBody(), [](Type t) { return t.isF32(); }))
+      v = pack(rw, loc, st, pinRegisters(rw, loc, unpack(rw, loc, v)));
+    rw.replaceOp(op, v);
     return success();
   }
 };

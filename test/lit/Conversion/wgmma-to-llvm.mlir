@@ -135,3 +135,54 @@ tile.kernel @register_a_pinned_where_computed(%o: !tile.tensor<?x?xf32>) attribu
   tile.store %o[%c0, %c0], %d2 : !tile.tensor<?x?xf32>, tensor<128x64xf32, #mr>
   tile.return
 }
+
+// -----
+
+// The accumulator's registers are written before the wgmma.fence that
+// precedes its products (PTX: registers a wgmma reads are written before the
+// fence) and read only after the wgmma.wait_group that waits for them: they
+// pass through empty instructions with side effects, 32 f32 registers to one,
+// before the fence and after the wait, of a synchronous dot (its own wait)
+// and of an asynchronous one (its tile.warpgroup_wait). The [128, 64]
+// accumulator of one warpgroup is 64 registers per thread: two each time.
+// CHECK-LABEL: llvm.func @accumulator_pinned_at_fence_and_wait
+// CHECK: llvm.mlir.constant(0.000000e+00 : f32)
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,{{.*}},31"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,{{.*}},31"
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.wait.group.sync.aligned
+// CHECK-NOT: llvm.inline_asm
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: st.global
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,
+// CHECK: st.global
+#sp = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#mp = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+tile.kernel @accumulator_pinned_at_fence_and_wait(%o: !tile.tensor<?x?xf32>) attributes {tile.num_warps = 4 : i64, tile.shared_bytes = 32768 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %ma = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<128x64xbf16, #sp>
+  %mb = tile.local_alloc {tile.offset = 16384 : i64} : () -> !tile.memdesc<64x64xbf16, #sp>
+  %acc = arith.constant dense<0.0> : tensor<128x64xf32, #mp>
+  %d1 = tile.warpgroup_dot %ma, %mb, %acc : !tile.memdesc<128x64xbf16, #sp>, !tile.memdesc<64x64xbf16, #sp> -> tensor<128x64xf32, #mp>
+  %d2 = tile.warpgroup_dot %ma, %mb, %d1 {isAsync} : !tile.memdesc<128x64xbf16, #sp>, !tile.memdesc<64x64xbf16, #sp> -> tensor<128x64xf32, #mp>
+  %d3 = tile.warpgroup_wait %d2 {pendings = 0 : i32} : tensor<128x64xf32, #mp>
+  %c0 = arith.constant 0 : i32
+  tile.store %o[%c0, %c0], %d3 : !tile.tensor<?x?xf32>, tensor<128x64xf32, #mp>
+  tile.return
+}
