@@ -57,6 +57,12 @@ double roundF(EK k, double v);
 double f8Value(EK k, uint8_t bits);
 uint8_t f8Bits(EK k, double v);
 int64_t wrapI(EK k, int64_t v);
+/// The bits of an integer kind.
+inline unsigned widthOf(EK k) { return k == EK::I1 ? 1 : k == EK::I8 ? 8 : k == EK::I32 ? 32 : 64; }
+/// An integer kind's value as the unsigned number of its bits (i64 as is).
+inline uint64_t unsignedOf(EK k, int64_t v) {
+  return k == EK::I64 ? (uint64_t)v : (uint64_t)v & ((1ull << widthOf(k)) - 1);
+}
 
 enum class Code : uint16_t {
   Const,
