@@ -250,14 +250,11 @@ std::string tessera::autotune::clusterReason(tile::KernelOp kernel, const jit::K
     return s + "a persistent program's tiles are not its cluster's";
   if (tile::clusterSharedLoads(kernel).empty())
     return s + "no load is the same for the programs of a cluster";
-  // The grid as the compiler evaluates it to decide whether to drop the option.
+  // The grid as the compiler evaluates it, and its rule for dropping the option.
   llvm::Expected<std::array<int64_t, 3>> grid = jit::evaluateGrid(kernel, sig, req);
-  bool divides = grid && (*grid)[0] % size == 0;
   if (!grid)
-    llvm::consumeError(grid.takeError());
-  if (!divides)
-    return s + "the grid's axis 0 is not a multiple of " + std::to_string(size);
-  return "";
+    return s + "the grid's size is not known (" + llvm::toString(grid.takeError()) + ")";
+  return jit::clusterObstacle(kernel, *grid);
 }
 
 std::string tessera::autotune::warpSpecializeReason(tile::KernelOp kernel) {

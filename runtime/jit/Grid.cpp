@@ -146,7 +146,7 @@ std::string tessera::jit::clusterObstacle(tile::KernelOp kernel,
   if (tile::scheduleOption(kernel, kPersistentOption))
     return option + ": a persistent kernel launches no fixed multiple of its cluster size";
   if (grid[0] % c)
-    return option + ": axis 0 of the grid (" + std::to_string(grid[0]) +
-           " programs) is not a multiple of " + std::to_string(c);
+    return option + ": axis 0 of the grid has " + std::to_string(grid[0]) +
+           (grid[0] == 1 ? " program" : " programs") + ", not a multiple of " + std::to_string(c);
   return "";
 }

@@ -188,7 +188,7 @@ INSTANTIATE_TEST_SUITE_P(
     Sizes, ClusterOption,
     testing::Values(Clustered{"Rows4", 512, "sm_90a", true, ""},
                     Clustered{"Rows3", 384, "sm_90a", false,
-                              "cluster=2: the grid's axis 0 is not a multiple of 2"},
+                              "cluster=2: axis 0 of the grid has 3 programs, not a multiple of 2"},
                     Clustered{"Ampere", 512, "sm_80", false,
                               "cluster=2: no thread-block clusters on sm_80"}),
     [](const testing::TestParamInfo<Clustered> &i) { return std::string(i.param.name); });
