@@ -32,7 +32,7 @@ AtomicTypes supported(llvm::StringRef fn) {
 }
 } // namespace
 
-void Checker::checkAtomicCall(Expr &e) {
+void Checker::checkAtomicCall(Expr &e, CallArgs &) {
   const std::string &fn = e.name;
   bool cas = fn == "atomic_cas";
   size_t nvals = cas ? 2 : 1;

@@ -1,7 +1,8 @@
 //===- SemaImpl.h - internals of semantic analysis --------------*- C++ -*-===//
 //
 // The checker class shared by Sema.cpp (kernel-level symbols and clauses),
-// SemaExpr.cpp (expressions and built-ins) and SemaStmt.cpp (statements).
+// SemaExpr.cpp (expressions), the files of the built-ins' rules (SemaBuiltins.cpp
+// and those it names) and SemaStmt.cpp (statements).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_FRONTEND_SEMAIMPL_H
@@ -9,6 +10,7 @@
 
 #include "lib/Frontend/Sema.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <set>
@@ -29,6 +31,27 @@ bool fits(DType t, int64_t v);
 /// `v` as a value of integer type `t` (wrapping, as the conversion does): the
 /// constants Sema keeps are the values themselves, unsigned ones non-negative.
 int64_t wrapTo(DType t, int64_t v);
+
+class Checker;
+
+/// The arguments of one built-in call, each checked at most once: checking an
+/// argument again would make nested calls exponential.
+class CallArgs {
+public:
+  CallArgs(Checker &c, Expr &call) : c_(c), call_(call) {}
+  /// Checks `x` (once) and requires a value; false after an error.
+  bool value(Expr &x);
+  /// value() of every argument of the call; false after any error.
+  bool all();
+
+private:
+  Checker &c_;
+  Expr &call_;
+  llvm::SmallPtrSet<Expr *, 4> checked_;
+};
+
+/// Types one call of a built-in function (the table in SemaBuiltins.cpp).
+using BuiltinRule = void (Checker::*)(Expr &, CallArgs &);
 
 class Checker {
 public:
@@ -59,12 +82,31 @@ public:
   void checkIndex(Expr &e);
   void checkAttr(Expr &e);
   void checkMethod(Expr &e);
-  // load and store (SemaMemory.cpp).
-  void checkMemoryCall(Expr &e);
+  // The rules of built-in calls, one per family (BuiltinRule): clause helpers,
+  // program ids and constructors (SemaBuiltins.cpp), tile operations
+  // (SemaTileOps.cpp), load and store (SemaMemory.cpp), atomics
+  // (SemaAtomics.cpp) and scan(x, axis, (a, b) => ...) (SemaScan.cpp).
+  void checkRange(Expr &e, CallArgs &args);
+  void checkScalarHelper(Expr &e, CallArgs &args);
+  void checkMinMax(Expr &e, CallArgs &args);
+  void checkNumSms(Expr &e, CallArgs &args);
+  void checkProgramId(Expr &e, CallArgs &args);
+  void checkArange(Expr &e, CallArgs &args);
+  void checkConstructor(Expr &e, CallArgs &args);
+  void checkMultipleOf(Expr &e, CallArgs &args);
+  void checkAssert(Expr &e, CallArgs &args);
+  void checkPrint(Expr &e, CallArgs &args);
+  void checkDot(Expr &e, CallArgs &args);
+  void checkReduction(Expr &e, CallArgs &args);
+  void checkUnaryMath(Expr &e, CallArgs &args);
+  void checkElementwiseMinMax(Expr &e, CallArgs &args);
+  void checkWhere(Expr &e, CallArgs &args);
+  /// reshape(x, [s...]) and permute(x, [d...]): the new shape of a tile.
+  void checkShapeChange(Expr &e, CallArgs &args);
+  void checkMemoryCall(Expr &e, CallArgs &args);
+  void checkAtomicCall(Expr &e, CallArgs &args);
+  void checkScan(Expr &e, CallArgs &args);
   void checkElementAccess(Expr &e);
-  void checkAtomicCall(Expr &e);
-  // scan(x, axis, (a, b) => ...) (SemaScan.cpp).
-  void checkScan(Expr &e);
   /// Types the subscript `t[i...]` of an element access; returns the access shape.
   std::optional<llvm::SmallVector<int64_t, 4>> checkSubscript(Expr &sub, llvm::StringRef fn);
   /// Gives two operands one element type by the literal rules; false after an error.
@@ -95,9 +137,6 @@ public:
   const Symbol *tensorArg(Expr &e, llvm::StringRef fn);
   void foldConstant(Expr &e);
   bool checkArity(Expr &e, size_t lo, size_t hi);
-  /// reshape(x, [s...]) and permute(x, [d...]) with two arguments, `x`
-  /// checked: the new shape of a tile.
-  void checkShapeChange(Expr &e);
   bool requireDevice(Expr &e);
 
   // Statements (SemaStmt.cpp).

@@ -238,7 +238,7 @@ void Checker::checkElementAccess(Expr &e) {
   e.type = ValueType::voidType();
 }
 
-void Checker::checkMemoryCall(Expr &e) {
+void Checker::checkMemoryCall(Expr &e, CallArgs &) {
   const std::string &fn = e.name;
   if (!e.args.empty() && e.args[0]->kind == ExprKind::Index) {
     checkElementAccess(e);

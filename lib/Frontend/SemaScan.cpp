@@ -41,7 +41,7 @@ const Expr *forbiddenInCombiner(const Expr &e, std::string &why) {
 }
 } // namespace
 
-void Checker::checkScan(Expr &e) {
+void Checker::checkScan(Expr &e, CallArgs &) {
   static const char *kForm = "scan(x, axis, (a, b) => ...)";
   if (e.args.size() != 3) {
     error(e.loc, std::string(kForm) + " takes 3 arguments, got " + std::to_string(e.args.size()));
