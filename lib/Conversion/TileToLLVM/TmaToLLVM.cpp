@@ -135,7 +135,7 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<tile::MBarrierArriveOp> {
     OpBuilder::InsertionGuard guard(rw);
     if (std::optional<uint32_t> cluster = op.getCluster()) {
       // Lane r of each warp arrives on the barrier of the cluster's program r.
-      Value lane = LLVM::URemOp::create(rw, loc, threadId(rw, loc), i32Const(rw, loc, 32));
+      Value lane = laneAndWarp(rw, loc).first;
       Value signals = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::ult, lane,
                                            i32Const(rw, loc, *cluster));
       auto branch = scf::IfOp::create(rw, loc, TypeRange{}, signals, /*withElseRegion=*/false);
