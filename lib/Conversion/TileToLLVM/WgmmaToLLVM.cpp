@@ -147,11 +147,22 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
     if (!stepA || !stepB)
       return op.emitError("internal compiler error: a warpgroup's wgmma operand does not start "
                           "on a swizzle period");
+    // The descriptor of this warpgroup's first instruction; the others add
+    // their (small) start-address step to it. The start address passes
+    // through an empty instruction first, so that LLVM cannot see that it
+    // shares no bits with the other fields: it would turn the `or` into an
+    // add and fold each step into a 64-bit immediate (base +
+    // 0x8000002001000040), and ptxas 13.0.88 miscompiles that add: it adds
+    // the low word only (one 32-bit VIADD), dropping the immediate's high
+    // word, so the P.V products of BM=64 attention read V through a
+    // descriptor without swizzle or strides (docs/BENCHMARKS.md). The
+    // driver's JIT compiled it correctly.
     auto base = [&](Value ptr, Value g, int64_t step, const MatrixDescriptor &d) {
       Value units = addressField(rw, loc, ptr);
       Value g64 = LLVM::ZExtOp::create(rw, loc, rw.getI64Type(), g);
       Value moved = LLVM::MulOp::create(rw, loc, g64, i64Const(rw, loc, step >> 4));
       Value lo = LLVM::AddOp::create(rw, loc, units, moved);
+      lo = inlinePTX(rw, loc, rw.getI64Type(), lo, "", "=l,0", /*sideEffects=*/false);
       return LLVM::OrOp::create(rw, loc, lo, i64Const(rw, loc, (int64_t)d.highBits()));
     };
     Value baseA = regA ? Value() : base(adaptor.getA(), gM, *stepA, *da);

@@ -10,12 +10,22 @@
 // leading offset is its column block, 64 rows of 128 bytes (512 << 16):
 // 4611686293338849280. A steps 32 bytes (2 units) per K step, 8192 bytes (512)
 // per 64 rows; B 2048 bytes (128) per K step. A is read K-major (row), B
-// N-major (row: the transpose bit).
+// N-major (row: the transpose bit). Each start address passes through an
+// empty instruction before the other fields are or'ed in, and each K step
+// adds to that descriptor: otherwise LLVM folds the fields and the step into
+// one 64-bit immediate, an add that ptxas 13.0.88 miscompiles.
 // CHECK-LABEL: llvm.func @wgmma
-// CHECK-DAG: llvm.mlir.constant(4611686293305360384 : i64)
-// CHECK-DAG: llvm.mlir.constant(4611686293338849280 : i64)
+// CHECK: %[[SA:.*]] = llvm.inline_asm asm_dialect = att "", "=l,0" %{{.*}} : (i64) -> i64
+// CHECK-NEXT: %[[CA:.*]] = llvm.mlir.constant(4611686293305360384 : i64) : i64
+// CHECK-NEXT: %[[DA:.*]] = llvm.or %[[SA]], %[[CA]] : i64
+// CHECK: %[[SB:.*]] = llvm.inline_asm asm_dialect = att "", "=l,0" %{{.*}} : (i64) -> i64
+// CHECK-NEXT: %[[CB:.*]] = llvm.mlir.constant(4611686293338849280 : i64) : i64
+// CHECK-NEXT: %[[DB:.*]] = llvm.or %[[SB]], %[[CB]] : i64
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK: %[[A0:.*]] = llvm.add %[[DA]], %{{.*}} : i64
+// CHECK: %[[B0:.*]] = llvm.add %[[DB]], %{{.*}} : i64
+// CHECK-NEXT: nvvm.wgmma.mma_async %[[A0]], %[[B0]],
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK: llvm.mlir.constant(512 : i64)
 // CHECK-COUNT-4: nvvm.wgmma.mma_async
 // CHECK-NOT: nvvm.wgmma.mma_async
