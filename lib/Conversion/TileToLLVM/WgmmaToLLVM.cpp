@@ -157,12 +157,20 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
     // word, so the P.V products of BM=64 attention read V through a
     // descriptor without swizzle or strides (docs/BENCHMARKS.md). The
     // driver's JIT compiled it correctly.
+    // The empty instruction sits where the operand's address is computed, so
+    // that a descriptor of a loop-invariant operand (attention's Q) is still
+    // computed once, before the loop.
     auto base = [&](Value ptr, Value g, int64_t step, const MatrixDescriptor &d) {
-      Value units = addressField(rw, loc, ptr);
+      Value units;
+      {
+        OpBuilder::InsertionGuard atPtr(rw);
+        rw.setInsertionPointAfterValue(ptr);
+        units = addressField(rw, loc, ptr);
+        units = inlinePTX(rw, loc, rw.getI64Type(), units, "", "=l,0", /*sideEffects=*/false);
+      }
       Value g64 = LLVM::ZExtOp::create(rw, loc, rw.getI64Type(), g);
       Value moved = LLVM::MulOp::create(rw, loc, g64, i64Const(rw, loc, step >> 4));
       Value lo = LLVM::AddOp::create(rw, loc, units, moved);
-      lo = inlinePTX(rw, loc, rw.getI64Type(), lo, "", "=l,0", /*sideEffects=*/false);
       return LLVM::OrOp::create(rw, loc, lo, i64Const(rw, loc, (int64_t)d.highBits()));
     };
     Value baseA = regA ? Value() : base(adaptor.getA(), gM, *stepA, *da);

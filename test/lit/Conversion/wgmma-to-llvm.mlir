@@ -11,16 +11,19 @@
 // 4611686293338849280. A steps 32 bytes (2 units) per K step, 8192 bytes (512)
 // per 64 rows; B 2048 bytes (128) per K step. A is read K-major (row), B
 // N-major (row: the transpose bit). Each start address passes through an
-// empty instruction before the other fields are or'ed in, and each K step
-// adds to that descriptor: otherwise LLVM folds the fields and the step into
-// one 64-bit immediate, an add that ptxas 13.0.88 miscompiles.
+// empty instruction (where the address is computed) before the warpgroup's
+// step is added and the other fields are or'ed in, and each K step adds to
+// that descriptor: otherwise LLVM folds the fields and the step into one
+// 64-bit immediate, an add that ptxas 13.0.88 miscompiles.
 // CHECK-LABEL: llvm.func @wgmma
 // CHECK: %[[SA:.*]] = llvm.inline_asm asm_dialect = att "", "=l,0" %{{.*}} : (i64) -> i64
-// CHECK-NEXT: %[[CA:.*]] = llvm.mlir.constant(4611686293305360384 : i64) : i64
-// CHECK-NEXT: %[[DA:.*]] = llvm.or %[[SA]], %[[CA]] : i64
 // CHECK: %[[SB:.*]] = llvm.inline_asm asm_dialect = att "", "=l,0" %{{.*}} : (i64) -> i64
+// CHECK: %[[WA:.*]] = llvm.add %[[SA]], %{{.*}} : i64
+// CHECK-NEXT: %[[CA:.*]] = llvm.mlir.constant(4611686293305360384 : i64) : i64
+// CHECK-NEXT: %[[DA:.*]] = llvm.or %[[WA]], %[[CA]] : i64
+// CHECK: %[[WB:.*]] = llvm.add %[[SB]], %{{.*}} : i64
 // CHECK-NEXT: %[[CB:.*]] = llvm.mlir.constant(4611686293338849280 : i64) : i64
-// CHECK-NEXT: %[[DB:.*]] = llvm.or %[[SB]], %[[CB]] : i64
+// CHECK-NEXT: %[[DB:.*]] = llvm.or %[[WB]], %[[CB]] : i64
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: %[[A0:.*]] = llvm.add %[[DA]], %{{.*}} : i64
 // CHECK: %[[B0:.*]] = llvm.add %[[DB]], %{{.*}} : i64
