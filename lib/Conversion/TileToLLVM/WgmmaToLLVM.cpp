@@ -38,11 +38,23 @@ using tessera::analysis::MatrixDescriptor;
 namespace {
 
 /// A descriptor's start-address field for the slot at `ptr`: its 18-bit
-/// shared-window address in 16-byte units.
+/// shared-window address in 16-byte units, computed where `ptr` is (a
+/// loop-invariant operand's, attention's Q, stays before the loop) and passed
+/// through an empty instruction, so that LLVM cannot see that it shares no
+/// bits with the descriptor's other fields. Otherwise LLVM turns the `or` of
+/// the fields into an add and folds each K step into a 64-bit immediate (base
+/// + 0x8000002001000040), and ptxas 13.0.88 miscompiles that add: it adds the
+/// low word only (one 32-bit VIADD), dropping the immediate's high word, so
+/// the P.V products of BM=64 attention read V through a descriptor without
+/// swizzle or strides (docs/BENCHMARKS.md). The driver's JIT compiled it
+/// correctly.
 Value addressField(ConversionPatternRewriter &rw, Location loc, Value ptr) {
+  OpBuilder::InsertionGuard atPtr(rw);
+  rw.setInsertionPointAfterValue(ptr);
   Value addr = LLVM::PtrToIntOp::create(rw, loc, rw.getI64Type(), ptr);
   Value masked = LLVM::AndOp::create(rw, loc, addr, i64Const(rw, loc, 0x3FFFF));
-  return LLVM::LShrOp::create(rw, loc, masked, i64Const(rw, loc, 4));
+  Value units = LLVM::LShrOp::create(rw, loc, masked, i64Const(rw, loc, 4));
+  return inlinePTX(rw, loc, rw.getI64Type(), units, "", "=l,0", /*sideEffects=*/false);
 }
 
 /// Inline-asm constraints of `n` outputs of `kind` (f, r) tied to the first
@@ -148,26 +160,9 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
       return op.emitError("internal compiler error: a warpgroup's wgmma operand does not start "
                           "on a swizzle period");
     // The descriptor of this warpgroup's first instruction; the others add
-    // their (small) start-address step to it. The start address passes
-    // through an empty instruction first, so that LLVM cannot see that it
-    // shares no bits with the other fields: it would turn the `or` into an
-    // add and fold each step into a 64-bit immediate (base +
-    // 0x8000002001000040), and ptxas 13.0.88 miscompiles that add: it adds
-    // the low word only (one 32-bit VIADD), dropping the immediate's high
-    // word, so the P.V products of BM=64 attention read V through a
-    // descriptor without swizzle or strides (docs/BENCHMARKS.md). The
-    // driver's JIT compiled it correctly.
-    // The empty instruction sits where the operand's address is computed, so
-    // that a descriptor of a loop-invariant operand (attention's Q) is still
-    // computed once, before the loop.
+    // their (small) start-address step to it (see addressField).
     auto base = [&](Value ptr, Value g, int64_t step, const MatrixDescriptor &d) {
-      Value units;
-      {
-        OpBuilder::InsertionGuard atPtr(rw);
-        rw.setInsertionPointAfterValue(ptr);
-        units = addressField(rw, loc, ptr);
-        units = inlinePTX(rw, loc, rw.getI64Type(), units, "", "=l,0", /*sideEffects=*/false);
-      }
+      Value units = addressField(rw, loc, ptr);
       Value g64 = LLVM::ZExtOp::create(rw, loc, rw.getI64Type(), g);
       Value moved = LLVM::MulOp::create(rw, loc, g64, i64Const(rw, loc, step >> 4));
       Value lo = LLVM::AddOp::create(rw, loc, units, moved);
