@@ -1,7 +1,8 @@
 //===- IRGenImpl.h - internals of IR generation -----------------*- C++ -*-===//
 //
-// The emitter shared by IRGen.cpp (kernels and statements) and IRGenExpr.cpp
-// (expressions and built-ins). It trusts Sema: types in the AST are final.
+// The emitter shared by IRGen.cpp (kernels and statements), IRGenExpr.cpp
+// (expressions) and IRGenBuiltins.cpp (built-in calls). It trusts Sema: types
+// in the AST are final.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_IRGEN_IRGENIMPL_H
@@ -30,15 +31,37 @@ public:
   mlir::Value emitName(const Expr &e);
   mlir::Value emitUnary(const Expr &e);
   mlir::Value emitBinary(const Expr &e);
-  mlir::Value emitCall(const Expr &e);
   mlir::Value emitIndex(const Expr &e);
   mlir::Value emitElementAccess(const Expr &e);
-  mlir::Value emitAtomic(const Expr &e);
   llvm::SmallVector<mlir::Value> blockIndices(mlir::ValueRange coords,
                                               llvm::ArrayRef<int64_t> shape, mlir::Location l);
-  mlir::Value emitMath(const Expr &e, llvm::StringRef fn, mlir::Value x);
+
+  // Built-in calls (IRGenBuiltins.cpp): emitCall dispatches through a table
+  // to one member per family of built-ins.
+  mlir::Value emitCall(const Expr &e);
+  mlir::Value emitProgramQuery(const Expr &e);
+  mlir::Value emitArange(const Expr &e);
+  mlir::Value emitConstructor(const Expr &e);
+  mlir::Value emitMemoryCall(const Expr &e);
+  mlir::Value emitAtomic(const Expr &e);
+  mlir::Value emitMultipleOf(const Expr &e);
+  mlir::Value emitDot(const Expr &e);
+  mlir::Value emitShapeChange(const Expr &e);
+  mlir::Value emitReduction(const Expr &e);
+  mlir::Value emitMinMax(const Expr &e);
+  mlir::Value emitArgReduction(const Expr &e);
   mlir::Value emitScan(const Expr &e);
+  mlir::Value emitScalarHelper(const Expr &e);
+  mlir::Value emitUnaryMath(const Expr &e);
+  mlir::Value emitWhere(const Expr &e);
+  mlir::Value emitAssert(const Expr &e);
+  mlir::Value emitPrint(const Expr &e);
+  /// argmax/argmin of `x` (flipped already where unsigned) along `axis`.
   mlir::Value emitArgReduce(const Expr &e, mlir::Value x, int64_t axis);
+  /// `v`, the i32 result of an index built-in, in `e`'s type (i64 in the
+  /// 64-bit size class).
+  mlir::Value widenIndex(const Expr &e, mlir::Value v);
+
   mlir::Value broadcastTo(mlir::Value v, llvm::ArrayRef<int64_t> shape, mlir::Location loc);
   /// A 1-D tile laid along `axis` of `shape` (unit axes elsewhere), broadcast to it.
   mlir::Value alongAxis(mlir::Value line, llvm::ArrayRef<int64_t> shape, int64_t axis,

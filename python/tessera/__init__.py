@@ -17,10 +17,22 @@ message the compiler gives ("file:line:col: error: ...").
 
 import ctypes
 import os
-import sys
 import threading
 
 from . import _lib
+from ._errors import (
+    BindingError,
+    CompileError,
+    CudaError,
+    NoGPUError,
+    ProgramError,
+    TesseraError,
+    check as _check,
+)
+from . import _launch
+from ._launch import LaunchPlan as _LaunchPlan
+from ._launch import launch_key as _launch_key
+from ._launch import stream_handle as _stream_handle
 from ._tensors import view as _view
 
 __all__ = [
@@ -37,46 +49,6 @@ __all__ = [
     "NoGPUError",
     "CudaError",
 ]
-
-
-class TesseraError(RuntimeError):
-    """A failure the C API reported; str() is its message."""
-
-
-class ProgramError(TesseraError):
-    """The source does not parse or type-check (the message points at the line)."""
-
-
-class CompileError(TesseraError):
-    """Code generation failed for this specialization."""
-
-
-class BindingError(TesseraError, ValueError):
-    """Arguments that do not fit the kernel (sizes that disagree, strides)."""
-
-
-class NoGPUError(TesseraError):
-    """No NVIDIA driver or GPU."""
-
-
-class CudaError(TesseraError):
-    """A driver call or a launch failed."""
-
-
-_ERRORS = {
-    _lib.INVALID_ARGUMENT: ValueError,
-    _lib.PROGRAM: ProgramError,
-    _lib.BINDING: BindingError,
-    _lib.COMPILE: CompileError,
-    _lib.NO_GPU: NoGPUError,
-    _lib.CUDA: CudaError,
-    _lib.RUNTIME: TesseraError,
-}
-
-
-def _check(status):
-    if status != _lib.OK:
-        raise _ERRORS.get(status, TesseraError)(_lib.last_error())
 
 
 def version():
@@ -366,8 +338,9 @@ class Kernel:
                 slot.value = args[i].data_ptr()
             for i, slot in plan.values:
                 slot.value = args[i]
-        if stream is None and _raw_stream is not None:
-            handle = _raw_stream(plan.device_index)
+        raw_stream = _launch.raw_stream
+        if stream is None and raw_stream is not None:
+            handle = raw_stream(plan.device_index)
         else:
             handle = _stream_handle(stream, plan.device_index)
         # One C call of two arguments: the plan holds the rest.
@@ -445,79 +418,3 @@ class Kernel:
                 threads,
             )
         )
-
-
-class _LaunchPlan:
-    """The checked C arguments of a launch signature; per argument, whether it
-    is a scalar (patched by value) or a tensor (patched by data pointer)."""
-
-    def __init__(self, cargs, keep, cparams, num_params, device_index):
-        self.cargs, self.keep, self.cparams = cargs, keep, cparams
-        self.num_params, self.device_index = num_params, device_index
-        # Views of the patched fields inside the C array: a cached launch
-        # sets them without building an Arg per argument.
-        size = ctypes.sizeof(_lib.Arg)
-        data, scalar = _lib.Arg.data.offset, _lib.Arg.scalar.offset
-        self.pointers = [
-            (i, ctypes.c_uint64.from_buffer(cargs, i * size + data))
-            for i, c in enumerate(cargs)
-            if c.kind == _lib.TENSOR
-        ]
-        self.values = [
-            (i, ctypes.c_double.from_buffer(cargs, i * size + scalar))
-            for i, c in enumerate(cargs)
-            if c.kind == _lib.SCALAR
-        ]
-        self.c = None  # the C plan: runtime, program, kernel and these arrays
-
-
-def _launch_key(args, params):
-    """What decides a launch's checks and C arguments, for torch tensors and
-    numbers; None for anything else (checked afresh every call)."""
-    global _torch_module, _torch_tensor, _raw_stream
-    torch = sys.modules.get("torch")
-    if torch is not _torch_module:
-        _torch_module = torch
-        _torch_tensor = torch.Tensor if torch is not None else None
-        _raw_stream = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
-    tensor = _torch_tensor
-    key = []
-    for a in args:
-        t = type(a)
-        if t is tensor or (tensor is not None and isinstance(a, tensor)):
-            # get_device(): the CUDA index, -1 on the CPU (cheaper than .device).
-            key.append((a.dtype, a.shape, a.stride(), a.get_device()))
-        elif t is float or t is int:
-            key.append(t)
-        else:
-            return None
-    if params:
-        key.append(tuple((k, type(v), v) for k, v in params.items()))
-    return tuple(key)
-
-
-# The torch module last seen, its Tensor class and its raw current-stream
-# getter (None where this torch lacks it), looked up again only when the
-# module changes (a cached launch then costs one dictionary lookup).
-_torch_module = None
-_torch_tensor = None
-_raw_stream = None
-
-
-def _stream_handle(stream, device_index):
-    if stream is None:
-        torch = sys.modules.get("torch")
-        if torch is None:
-            return None
-        # The raw handle without a Stream object (what Triton's launcher calls),
-        # where this torch has it.
-        raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
-        if raw is not None:
-            return raw(device_index)
-        return torch.cuda.current_stream(device_index).cuda_stream
-    if isinstance(stream, int):
-        return stream
-    handle = getattr(stream, "cuda_stream", None)
-    if handle is None:
-        raise TypeError("tessera: stream must be a torch.cuda.Stream or a CUstream handle")
-    return handle
