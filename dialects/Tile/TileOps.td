@@ -430,6 +430,7 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
 }
 
 include "TileSharedOps.td"
+include "TileHopperOps.td"
 include "TileSplitKOps.td"
 include "TileIndexedOps.td"
 include "TileScanOps.td"

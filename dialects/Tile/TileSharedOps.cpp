@@ -1,7 +1,8 @@
 //===- TileSharedOps.cpp - shared-memory ops --------------------*- C++ -*-===//
 //
-// The verifiers of the shared-memory ops (TileSharedOps.td) for what ODS
-// cannot say: tiles and slots agree, views keep shapes and encodings.
+// The verifiers of the shared-memory and Hopper ops (TileSharedOps.td,
+// TileHopperOps.td) for what ODS cannot say: tiles and slots agree, views
+// keep shapes and encodings.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Tile/TileDialect.h"

@@ -65,7 +65,8 @@ void addElementwiseCases(std::vector<ProgramCase> &out,
 void addIndexedCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likewise
 void addAtomicCases(std::vector<ProgramCase> &out, std::mt19937 &rng);  // likewise
 void addDecodeCases(std::vector<ProgramCase> &out, std::mt19937 &rng);  // part of exampleCases
-void addAttentionCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likewise
+void addAttentionCases(std::vector<ProgramCase> &out, std::mt19937 &rng);        // likewise
+void addExampleAttentionCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likewise
 void addScanCases(std::vector<ProgramCase> &out, std::mt19937 &rng);    // part of testProgramCases
 void addReshapeCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likewise
 void addF64Cases(std::vector<ProgramCase> &out, std::mt19937 &rng);     // likewise
