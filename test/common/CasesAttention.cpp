@@ -169,4 +169,12 @@ void tessera::testutil::addAttentionCases(std::vector<ProgramCase> &out, std::mt
   varlen(out, rng, true, {300, 17, 129}, 3, 128);
   varlen(out, rng, true, {200, 64, 333}, 2, 64,
          {{"BM", 128}, {"BN", 128}, {"num_warps", 8}, {"num_stages", 3}});
+  // Clusters of two programs along the query blocks (sm_90 with the producer
+  // warpgroup): the key/value blocks multicast, per query head and per
+  // stacked group.
+  std::map<std::string, int64_t> cl = {
+      {"BM", 128},   {"BN", 128}, {"num_warps", 8}, {"num_stages", 2}, {"warp-specialize", 1},
+      {"cluster", 2}};
+  gqa(out, rng, false, 1, 8, 2, 1000, 128, cl);
+  gqa(out, rng, false, 1, 8, 2, 1000, 128, cl, true);
 }

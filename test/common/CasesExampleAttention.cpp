@@ -177,4 +177,28 @@ void tessera::testutil::addExampleAttentionCases(std::vector<ProgramCase> &out, 
   // (tile-pad-extents); full and causal at ragged N.
   attention(out, rng, false, 1, 2, 200, 96);
   attention(out, rng, true, 2, 1, 333, 96);
+  // Clusters of two programs along the query blocks (sm_90 with the producer
+  // warpgroup; elsewhere nothing changes): each K and V block is copied once
+  // per cluster by TMA, multicast into both programs' slots, and a slot is
+  // refilled only once both programs' compute warps released it. Ragged N
+  // (8 query blocks, the last masked), D 64 and BN 64, rotated, the
+  // log-sum-exp output; 3 query blocks (the option dropped: whole clusters
+  // only); causal (the loop's bounds vary with the query block: no load is
+  // shared, no cluster). Their own generator: the cases above keep their inputs.
+  std::mt19937 clusterRng(1717);
+  std::map<std::string, int64_t> cl = wide;
+  cl["cluster"] = 2;
+  attention(out, clusterRng, false, 1, 2, 1000, 128, cl);
+  attention(out, clusterRng, false, 1, 2, 300, 128, cl);
+  attention(out, clusterRng, true, 1, 2, 1000, 128, cl);
+  attentionLse(out, clusterRng, false, 1, 2, 512, 128, cl);
+  std::map<std::string, int64_t> clNarrow = narrow;
+  clNarrow["cluster"] = 2;
+  attention(out, clusterRng, false, 2, 3, 700, 64, clNarrow);
+  std::map<std::string, int64_t> clRot = cl;
+  clRot["num_stages"] = 3;
+  clRot["rotate-dots"] = 1;
+  from = out.size();
+  attention(out, clusterRng, false, 1, 2, 1000, 128, clRot);
+  onlySm90(out, from, threeWide);
 }
