@@ -100,8 +100,9 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
                 !req.fixed.count(kWarpSpecializeOption);
   bool tryWarpSpecialize = hopper, alsoPersistent = req.warpSpecialize, severalDots = false;
   // Whether the kernel has a load the programs of a cluster can share through
-  // a plain TMA loop (clusters, below); attention's loop (several dots,
-  // waited for) is not one: it would not multicast.
+  // a plain TMA loop (clusters, below). Attention's loop (several dots,
+  // waited for) multicasts K and V only with the producer warpgroup; such
+  // clusters are not tried until measured (`--param cluster=2` compiles them).
   bool shares = false;
   if (tryWarpSpecialize) {
     jit::CompileRequest cr = req.compileRequest(configs.front().params);
