@@ -111,6 +111,14 @@ Value Emitter::emitCall(const Expr &e) {
   return emit ? (this->*emit)(e) : nullptr;
 }
 
+/// The values of a list's elements (a block access's coordinates), in order.
+SmallVector<Value> Emitter::emitEach(const Expr &list) {
+  SmallVector<Value> out;
+  for (const ExprPtr &x : list.args)
+    out.push_back(emitExpr(*x));
+  return out;
+}
+
 /// In the 64-bit size class an index built-in is i64: the i32 op, sign-extended.
 Value Emitter::widenIndex(const Expr &e, Value v) {
   Type t = typeOf(e.type);
@@ -148,9 +156,7 @@ Value Emitter::emitMemoryCall(const Expr &e) {
   Location l = loc(e.loc);
   Value tensor = values_.lookup(e.args[0]->symbol);
   Value pad = e.kwargs.empty() ? Value() : emitExpr(*e.kwargs[0].value);
-  SmallVector<Value> coords;
-  for (const ExprPtr &c : e.args[1]->args)
-    coords.push_back(emitExpr(*c));
+  SmallVector<Value> coords = emitEach(*e.args[1]);
   if (e.name == "load") {
     return tile::LoadOp::create(b_, l, typeOf(e.type), tensor, coords, pad, /*extents=*/nullptr);
   }
@@ -314,14 +320,10 @@ Value Emitter::emitAtomic(const Expr &e) {
   if (element) {
     const Expr &sub = *e.args[0];
     tensor = values_.lookup(sub.args[0]->symbol);
-    for (const IndexItem &item : sub.index)
-      indices.push_back(broadcastTo(emitExpr(*item.expr), shape, loc(item.expr->start())));
+    indices = elementIndices(sub, shape);
   } else {
     tensor = values_.lookup(e.args[0]->symbol);
-    SmallVector<Value> coords;
-    for (const ExprPtr &c : e.args[1]->args)
-      coords.push_back(emitExpr(*c));
-    indices = blockIndices(coords, shape, l);
+    indices = blockIndices(emitEach(*e.args[1]), shape, l);
   }
   size_t first = element ? 1 : 2;
   SmallVector<Value> vals;
@@ -397,8 +399,7 @@ Value Emitter::emitArgReduce(const Expr &e, Value x, int64_t axis) {
 Value Emitter::emitScan(const Expr &e) {
   Location l = loc(e.loc);
   Value x = emitExpr(*e.args[0]);
-  int64_t rank = e.args[0]->type.shape.size();
-  int64_t axis = *e.args[1]->constant < 0 ? *e.args[1]->constant + rank : *e.args[1]->constant;
+  int64_t axis = axisArg(e, 1);
   const Expr &f = *e.args[2];
   auto scan = tile::AssociativeScanOp::create(b_, l, x.getType(), x, axis);
   Type elt = cast<RankedTensorType>(x.getType()).getElementType();

@@ -216,9 +216,7 @@ Value Emitter::emitElementAccess(const Expr &e) {
   const Expr &sub = *e.args[0];
   ArrayRef<int64_t> shape = sub.type.shape;
   Value tensor = values_.lookup(sub.args[0]->symbol);
-  SmallVector<Value> indices;
-  for (const IndexItem &item : sub.index)
-    indices.push_back(broadcastTo(emitExpr(*item.expr), shape, loc(item.expr->start())));
+  SmallVector<Value> indices = elementIndices(sub, shape);
   Value mask, pad;
   for (const KwArg &kw : e.kwargs) {
     Value v = emitExpr(*kw.value);
@@ -232,6 +230,14 @@ Value Emitter::emitElementAccess(const Expr &e) {
   Value v = broadcastTo(emitExpr(*e.args[1]), shape, loc(e.args[1]->start()));
   tile::ScatterOp::create(b_, l, tensor, indices, v, mask);
   return nullptr;
+}
+
+/// The indices of the subscript `t[i...]`, each broadcast to `shape`.
+SmallVector<Value> Emitter::elementIndices(const Expr &sub, ArrayRef<int64_t> shape) {
+  SmallVector<Value> out;
+  for (const IndexItem &item : sub.index)
+    out.push_back(broadcastTo(emitExpr(*item.expr), shape, loc(item.expr->start())));
+  return out;
 }
 
 /// The element indices of the block-form access `t, [c...]` of `shape`: the

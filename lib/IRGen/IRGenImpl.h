@@ -33,6 +33,8 @@ public:
   mlir::Value emitBinary(const Expr &e);
   mlir::Value emitIndex(const Expr &e);
   mlir::Value emitElementAccess(const Expr &e);
+  /// The indices of the subscript `sub` (`t[i...]`), each broadcast to `shape`.
+  llvm::SmallVector<mlir::Value> elementIndices(const Expr &sub, llvm::ArrayRef<int64_t> shape);
   llvm::SmallVector<mlir::Value> blockIndices(mlir::ValueRange coords,
                                               llvm::ArrayRef<int64_t> shape, mlir::Location l);
 
@@ -58,6 +60,8 @@ public:
   mlir::Value emitPrint(const Expr &e);
   /// argmax/argmin of `x` (flipped already where unsigned) along `axis`.
   mlir::Value emitArgReduce(const Expr &e, mlir::Value x, int64_t axis);
+  /// The values of `list`'s elements, in order.
+  llvm::SmallVector<mlir::Value> emitEach(const Expr &list);
   /// `v`, the i32 result of an index built-in, in `e`'s type (i64 in the
   /// 64-bit size class).
   mlir::Value widenIndex(const Expr &e, mlir::Value v);
