@@ -43,3 +43,10 @@ ERRORS = {
 def check(status):
     if status != _lib.OK:
         raise ERRORS.get(status, TesseraError)(_lib.last_error())
+
+
+# Public under the package's name (tracebacks, repr, pickling), as they were
+# when defined in tessera/__init__.py.
+for _cls in (TesseraError, ProgramError, CompileError, BindingError, NoGPUError, CudaError):
+    _cls.__module__ = "tessera"
+del _cls
