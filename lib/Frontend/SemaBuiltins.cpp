@@ -70,6 +70,7 @@ const Builtin kBuiltins[] = {
     {"sigmoid", &Checker::checkUnaryMath},
     {"maximum", &Checker::checkElementwiseMinMax},
     {"minimum", &Checker::checkElementwiseMinMax},
+    {"fma", &Checker::checkFma},
     {"where", &Checker::checkWhere},
     {"assert", &Checker::checkAssert},
     {"print", &Checker::checkPrint},

@@ -100,6 +100,7 @@ public:
   void checkReduction(Expr &e, CallArgs &args);
   void checkUnaryMath(Expr &e, CallArgs &args);
   void checkElementwiseMinMax(Expr &e, CallArgs &args);
+  void checkFma(Expr &e, CallArgs &args);
   void checkWhere(Expr &e, CallArgs &args);
   /// reshape(x, [s...]) and permute(x, [d...]): the new shape of a tile.
   void checkShapeChange(Expr &e, CallArgs &args);
@@ -131,6 +132,8 @@ public:
   DType indexType() const { return spec_.index64 ? DType::I64 : DType::I32; }
   std::optional<llvm::SmallVector<int64_t, 4>>
   broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b, SourceLoc loc);
+  /// The broadcast shape of every argument of the call `e` (element-wise built-ins).
+  std::optional<llvm::SmallVector<int64_t, 4>> broadcastArgShapes(Expr &e);
   std::optional<int64_t> staticInt(Expr &e, const std::string &what);
   std::optional<llvm::SmallVector<int64_t, 4>> staticShape(Expr &e, const std::string &what);
   std::optional<DType> dtypeArg(Expr &e);

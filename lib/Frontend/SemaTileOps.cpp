@@ -142,9 +142,45 @@ void Checker::checkElementwiseMinMax(Expr &e, CallArgs &args) {
   }
   if (!rejectF8(a.type.dtype, e.loc, fn + "()"))
     return;
-  auto shape = broadcastShapes(a.type.shape, b.type.shape, e.loc);
-  if (shape)
+  if (auto shape = broadcastArgShapes(e))
     e.type = ValueType::tile(a.type.dtype, *shape);
+}
+
+std::optional<llvm::SmallVector<int64_t, 4>> Checker::broadcastArgShapes(Expr &e) {
+  llvm::SmallVector<int64_t, 4> shape;
+  for (ExprPtr &a : e.args) {
+    auto s = broadcastShapes(shape, a->type.shape, e.loc);
+    if (!s)
+      return std::nullopt;
+    shape = *s;
+  }
+  return shape;
+}
+
+void Checker::checkFma(Expr &e, CallArgs &args) {
+  if (!checkArity(e, 3, 3))
+    return;
+  Expr &a = *e.args[0], &b = *e.args[1], &c = *e.args[2];
+  if (!args.value(a) || !args.value(b) || !args.value(c))
+    return;
+  // Every pair, so that a literal takes the type of whichever operand has one.
+  if (!unify(a, b, e.loc, "fma()") || !unify(a, c, e.loc, "fma()") || !unify(b, c, e.loc, "fma()"))
+    return;
+  DType t = a.type.dtype;
+  if (!isFloat(t)) {
+    if (!a.type.literal || !b.type.literal || !c.type.literal) {
+      error(e.loc,
+            "fma() needs float operands, got " + a.type.str() + "; convert them with .to(f32)");
+      return;
+    }
+    if (!retype(a, DType::F32) || !retype(b, DType::F32) || !retype(c, DType::F32))
+      return;
+    t = DType::F32;
+  }
+  if (!rejectF8(t, e.loc, "fma()"))
+    return;
+  if (auto shape = broadcastArgShapes(e))
+    e.type = ValueType::tile(t, *shape);
 }
 
 void Checker::checkWhere(Expr &e, CallArgs &args) {
@@ -159,12 +195,8 @@ void Checker::checkWhere(Expr &e, CallArgs &args) {
   }
   if (!unify(a, b, e.loc, "where()"))
     return;
-  auto s1 = broadcastShapes(c.type.shape, a.type.shape, e.loc);
-  if (!s1)
-    return;
-  auto s2 = broadcastShapes(*s1, b.type.shape, e.loc);
-  if (s2)
-    e.type = ValueType::tile(a.type.dtype, *s2);
+  if (auto shape = broadcastArgShapes(e))
+    e.type = ValueType::tile(a.type.dtype, *shape);
 }
 
 void Checker::checkShapeChange(Expr &e, CallArgs &args) {

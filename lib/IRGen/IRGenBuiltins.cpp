@@ -55,6 +55,7 @@ const Builtin kBuiltins[] = {
     {"scan", &Emitter::emitScan},
     {"maximum", &Emitter::emitMinMax},
     {"minimum", &Emitter::emitMinMax},
+    {"fma", &Emitter::emitFma},
     {"cdiv", &Emitter::emitScalarHelper},
     {"next_pow2", &Emitter::emitScalarHelper},
     {"abs", &Emitter::emitUnaryMath},
@@ -105,6 +106,13 @@ int64_t axisArg(const Expr &e, size_t i) {
 }
 
 } // namespace
+
+SmallVector<Value, 3> Emitter::broadcastArgs(const Expr &e) {
+  SmallVector<Value, 3> out;
+  for (const ExprPtr &a : e.args)
+    out.push_back(broadcastTo(emitExpr(*a), e.type.shape, loc(e.loc)));
+  return out;
+}
 
 Value Emitter::emitCall(const Expr &e) {
   BuiltinEmit emit = findBuiltin(e.name);
@@ -231,8 +239,8 @@ Value Emitter::emitMinMax(const Expr &e) {
   if ((fn == "max" || fn == "min") && e.args[0]->type.isTile())
     return emitReduction(e);
   Location l = loc(e.loc);
-  Value a = broadcastTo(emitExpr(*e.args[0]), e.type.shape, l);
-  Value b = broadcastTo(emitExpr(*e.args[1]), e.type.shape, l);
+  SmallVector<Value, 3> v = broadcastArgs(e);
+  Value a = v[0], b = v[1];
   bool isMax = fn.starts_with("max");
   if (isFloat(e.type.dtype))
     return isMax ? (Value)arith::MaximumFOp::create(b_, l, a, b)
@@ -240,6 +248,11 @@ Value Emitter::emitMinMax(const Expr &e) {
   if (isUnsigned(e.type.dtype))
     return isMax ? (Value)arith::MaxUIOp::create(b_, l, a, b) : arith::MinUIOp::create(b_, l, a, b);
   return isMax ? (Value)arith::MaxSIOp::create(b_, l, a, b) : arith::MinSIOp::create(b_, l, a, b);
+}
+
+Value Emitter::emitFma(const Expr &e) {
+  SmallVector<Value, 3> v = broadcastArgs(e);
+  return math::FmaOp::create(b_, loc(e.loc), v[0], v[1], v[2]);
 }
 
 Value Emitter::emitArgReduction(const Expr &e) {
@@ -281,11 +294,8 @@ Value Emitter::emitUnaryMath(const Expr &e) {
 }
 
 Value Emitter::emitWhere(const Expr &e) {
-  Location l = loc(e.loc);
-  Value c = broadcastTo(emitExpr(*e.args[0]), e.type.shape, l);
-  Value a = broadcastTo(emitExpr(*e.args[1]), e.type.shape, l);
-  Value b = broadcastTo(emitExpr(*e.args[2]), e.type.shape, l);
-  return arith::SelectOp::create(b_, l, c, a, b);
+  SmallVector<Value, 3> v = broadcastArgs(e);
+  return arith::SelectOp::create(b_, loc(e.loc), v[0], v[1], v[2]);
 }
 
 Value Emitter::emitAssert(const Expr &e) {

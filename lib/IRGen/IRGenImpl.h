@@ -51,6 +51,9 @@ public:
   mlir::Value emitShapeChange(const Expr &e);
   mlir::Value emitReduction(const Expr &e);
   mlir::Value emitMinMax(const Expr &e);
+  mlir::Value emitFma(const Expr &e);
+  /// A call's arguments, each broadcast to the call's shape (element-wise built-ins).
+  llvm::SmallVector<mlir::Value, 3> broadcastArgs(const Expr &e);
   mlir::Value emitArgReduction(const Expr &e);
   mlir::Value emitScan(const Expr &e);
   mlir::Value emitScalarHelper(const Expr &e);

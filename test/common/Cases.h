@@ -72,6 +72,7 @@ void addReshapeCases(std::vector<ProgramCase> &out, std::mt19937 &rng); // likew
 void addF64Cases(std::vector<ProgramCase> &out, std::mt19937 &rng);     // likewise
 void addIntCases(std::vector<ProgramCase> &out, std::mt19937 &rng);     // likewise
 void addF8Cases(std::vector<ProgramCase> &out, std::mt19937 &rng);      // likewise
+void addFmaCases(std::vector<ProgramCase> &out, std::mt19937 &rng);     // likewise
 /// Tile extents that are not powers of two (part of testProgramCases too).
 std::vector<ProgramCase> oddExtentCases();
 

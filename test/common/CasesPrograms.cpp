@@ -347,6 +347,8 @@ std::vector<ProgramCase> tessera::testutil::testProgramCases() {
   addIntCases(out, intRng);
   std::mt19937 f8Rng(448);
   addF8Cases(out, f8Rng);
+  std::mt19937 fmaRng(1001);
+  addFmaCases(out, fmaRng);
   std::mt19937 hugeRng(2147);
   hugeKernels(out, hugeRng);
   return out;

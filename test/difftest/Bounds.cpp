@@ -163,6 +163,16 @@ public:
       e.err = K(0).err * K(1).mag + K(1).err * K(0).mag + K(0).err * K(1).err + rounded(e.mag);
       e.exact = isInt(e.ty.dt) && K(0).exact && K(1).exact;
       break;
+    case Op::Fma: {
+      // One rounding of the exact a * b + c; f16 and bf16 round in f32 first.
+      double prod = K(0).mag * K(1).mag;
+      e.mag = prod + K(2).mag;
+      e.err = K(0).err * K(1).mag + K(1).err * K(0).mag + K(0).err * K(1).err + K(2).err +
+              rounded(e.mag) +
+              (e.ty.dt == DType::F32 || e.ty.dt == DType::F64 ? 0 : 0x1p-23 * e.mag);
+      e.exact = false;
+      break;
+    }
     case Op::Scale: {
       double f = std::fabs(std::stod(e.text));
       e.mag = K(0).mag * f;

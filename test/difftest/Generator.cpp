@@ -453,6 +453,14 @@ ExprP Gen::tryExpr(Ty ty, int depth, bool exact) {
     ExprP a, b;
     if (!operands(ty, d, exact, a, b))
       return nullptr;
+    bool f8 = ty.dt == DType::F8E4M3 || ty.dt == DType::F8E5M2;
+    if (fl && !exact && !f8 && chance(0.25)) {
+      ExprP s = expr(ty, d);
+      if (!s)
+        return nullptr;
+      feature("fma");
+      return finish(node(Op::Fma, ty, {a, b, s}));
+    }
     feature("multiply");
     return finish(node(Op::Mul, ty, {a, b}));
   }

@@ -54,6 +54,8 @@ std::string printExpr(const Expr &e) {
     return "(-" + k(0) + ")";
   case Op::Abs:
     return "abs(" + k(0) + ")";
+  case Op::Fma:
+    return "fma(" + k(0) + ", " + k(1) + ", " + k(2) + ")";
   case Op::Maximum:
     return "maximum(" + k(0) + ", " + k(1) + ")";
   case Op::Minimum:

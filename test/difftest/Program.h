@@ -48,6 +48,7 @@ enum class Op {
   Add,       // $0 + $1
   Sub,       // $0 - $1
   Mul,       // $0 * $1
+  Fma,       // fma($0, $1, $2): one rounding (in f32 for f16 and bf16, then to the type)
   Scale,     // $0 * 2^k (a power-of-two literal: exact)
   Div,       // $0 / (abs($1) + 1.0)
   IDiv,      // $0 / k, integer

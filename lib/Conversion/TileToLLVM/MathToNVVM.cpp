@@ -2,7 +2,8 @@
 //
 // The fast paths the language allows: exp(x) = ex2.approx(x * log2(e)),
 // log(x) = lg2.approx(x) * ln(2), exp2/log2/rsqrt/tanh as the PTX approximations;
-// f16 and bf16 compute in f32. The rest of math (sqrt, abs, ctlz, ...) goes
+// f16 and bf16 compute in f32 (fma too: one f32 rounding, then one to the type,
+// as the interpreter has it). The rest of math (sqrt, abs, ctlz, ...) goes
 // through upstream MathToLLVM.
 //
 //===----------------------------------------------------------------------===//
@@ -65,6 +66,22 @@ template <typename OpTy> struct ApproxLowering : ConvertOpToLLVMPattern<OpTy> {
   double pre, post;
 };
 
+/// fma of f16 or bf16: in f32, rounded back (f32 and f64 go to llvm.fma).
+struct HalfFmaLowering : ConvertOpToLLVMPattern<math::FmaOp> {
+  HalfFmaLowering(TileTypeConverter &tc) : ConvertOpToLLVMPattern<math::FmaOp>(tc, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(math::FmaOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
+    Type t = op.getType();
+    if (!t.isF16() && !t.isBF16())
+      return failure();
+    SmallVector<Value, 3> args{adaptor.getA(), adaptor.getB(), adaptor.getC()};
+    rw.replaceOp(op, viaF32(rw, op.getLoc(), t, args, [&](ArrayRef<Value> xs) {
+                   return LLVM::FMAOp::create(rw, op.getLoc(), xs[0], xs[1], xs[2]).getResult();
+                 }));
+    return success();
+  }
+};
+
 /// Float `%` is C's fmod, exactly: libdevice's __nv_fmodf (linked by the Target).
 struct RemFLowering : ConvertOpToLLVMPattern<arith::RemFOp> {
   RemFLowering(TileTypeConverter &tc) : ConvertOpToLLVMPattern<arith::RemFOp>(tc, /*benefit=*/2) {}
@@ -96,6 +113,7 @@ struct RemFLowering : ConvertOpToLLVMPattern<arith::RemFOp> {
 void tessera::conversion::populateMathToNVVMPatterns(TileTypeConverter &tc,
                                                      RewritePatternSet &patterns) {
   patterns.add<RemFLowering>(tc);
+  patterns.add<HalfFmaLowering>(tc);
   patterns.add<ApproxLowering<math::ExpOp>>(tc, "ex2.approx.ftz.f32", M_LOG2E, 1.0);
   patterns.add<ApproxLowering<math::Exp2Op>>(tc, "ex2.approx.ftz.f32", 1.0, 1.0);
   patterns.add<ApproxLowering<math::LogOp>>(tc, "lg2.approx.ftz.f32", 1.0, M_LN2);

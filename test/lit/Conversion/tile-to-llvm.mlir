@@ -195,6 +195,33 @@ tile.kernel @rem(%x: !tile.tensor<?xf32>, %d: f32) attributes {tile.num_warps = 
 
 // -----
 
+// A bf16 fma runs in f32 and is rounded back once; an f32 one is llvm.fma.
+// CHECK-LABEL: llvm.func @fma_bf16
+// CHECK: [[A:%[0-9]+]] = llvm.fpext {{.*}} : bf16 to f32
+// CHECK: [[B:%[0-9]+]] = llvm.fpext {{.*}} : bf16 to f32
+// CHECK: [[C:%[0-9]+]] = llvm.fpext {{.*}} : bf16 to f32
+// CHECK: [[F:%[0-9]+]] = llvm.intr.fma([[A]], [[B]], [[C]]) : (f32, f32, f32) -> f32
+// CHECK: llvm.fptrunc [[F]] : f32 to bf16
+// CHECK: llvm.intr.fma({{.*}}) : (f32, f32, f32) -> f32
+// CHECK-NOT: llvm.fptrunc
+// CHECK: llvm.return
+tile.kernel @fma_bf16(%x: !tile.tensor<?xbf16>, %y: !tile.tensor<?xf32>) attributes {tile.num_warps = 1 : i64} grid {
+^bb0(%a: !tile.tensor<?xbf16>, %b: !tile.tensor<?xf32>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %x[%c0] : !tile.tensor<?xbf16> -> tensor<32xbf16>
+  %h = math.fma %t, %t, %t : tensor<32xbf16>
+  tile.store %x[%c0], %h : !tile.tensor<?xbf16>, tensor<32xbf16>
+  %u = tile.load %y[%c0] : !tile.tensor<?xf32> -> tensor<32xf32>
+  %f = math.fma %u, %u, %u : tensor<32xf32>
+  tile.store %y[%c0], %f : !tile.tensor<?xf32>, tensor<32xf32>
+  tile.return
+}
+
+// -----
+
 // Flash-attention style: a reduction of an mma accumulator runs on its
 // registers (shuffles over the two lane bits that step columns, no shared
 // memory: one warp holds whole rows), and P = exp2(S - max) feeds the next
