@@ -41,7 +41,7 @@ def launch_key(args, params):
     if torch is not _torch_module:
         _torch_module = torch
         _torch_tensor = torch.Tensor if torch is not None else None
-        raw_stream = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+        raw_stream = _raw_stream_getter(torch)
     tensor = _torch_tensor
     key = []
     for a in args:
@@ -66,14 +66,18 @@ _torch_tensor = None
 raw_stream = None
 
 
+def _raw_stream_getter(torch):
+    """torch's raw current-stream getter (what Triton's launcher calls: no
+    Stream object made), or None where this torch lacks it."""
+    return getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+
+
 def stream_handle(stream, device_index):
     if stream is None:
         torch = sys.modules.get("torch")
         if torch is None:
             return None
-        # The raw handle without a Stream object (what Triton's launcher calls),
-        # where this torch has it.
-        raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+        raw = _raw_stream_getter(torch)
         if raw is not None:
             return raw(device_index)
         return torch.cuda.current_stream(device_index).cuda_stream
