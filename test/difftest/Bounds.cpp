@@ -137,6 +137,10 @@ public:
     auto K = [&](size_t i) -> Expr & { return *e.kids[i]; };
     double eps = epsOf(e.ty.dt);
     auto rounded = [&](double mag) { return 2 * eps * mag; };
+    // The error of K(0) * K(1) from its operands' errors, before its rounding.
+    auto productErr = [&] {
+      return K(0).err * K(1).mag + K(1).err * K(0).mag + K(0).err * K(1).err;
+    };
     switch (e.op) {
     case Op::Leaf:
     case Op::Lit:
@@ -160,16 +164,15 @@ public:
       break;
     case Op::Mul:
       e.mag = K(0).mag * K(1).mag;
-      e.err = K(0).err * K(1).mag + K(1).err * K(0).mag + K(0).err * K(1).err + rounded(e.mag);
+      e.err = productErr() + rounded(e.mag);
       e.exact = isInt(e.ty.dt) && K(0).exact && K(1).exact;
       break;
     case Op::Fma: {
       // One rounding of the exact a * b + c; f16 and bf16 round in f32 first.
-      double prod = K(0).mag * K(1).mag;
-      e.mag = prod + K(2).mag;
-      e.err = K(0).err * K(1).mag + K(1).err * K(0).mag + K(0).err * K(1).err + K(2).err +
-              rounded(e.mag) +
-              (e.ty.dt == DType::F32 || e.ty.dt == DType::F64 ? 0 : 0x1p-23 * e.mag);
+      e.mag = K(0).mag * K(1).mag + K(2).mag;
+      bool viaF32 = e.ty.dt != DType::F32 && e.ty.dt != DType::F64;
+      e.err =
+          productErr() + K(2).err + rounded(e.mag) + (viaF32 ? 2 * epsOf(DType::F32) * e.mag : 0);
       e.exact = false;
       break;
     }

@@ -453,8 +453,7 @@ ExprP Gen::tryExpr(Ty ty, int depth, bool exact) {
     ExprP a, b;
     if (!operands(ty, d, exact, a, b))
       return nullptr;
-    bool f8 = ty.dt == DType::F8E4M3 || ty.dt == DType::F8E5M2;
-    if (fl && !exact && !f8 && chance(0.25)) {
+    if (fl && !exact && chance(0.25)) { // f8 values never get here (above)
       ExprP s = expr(ty, d);
       if (!s)
         return nullptr;
