@@ -5,12 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Analysis/SharedAccess.h"
+#include "lib/Target/TargetInfo.h"
 
 #include <set>
 
 using namespace mlir;
 using namespace mlir::tile;
 using namespace tessera::analysis;
+
+static constexpr unsigned kWarpSize = tessera::target::TargetInfo::kWarpSize;
 
 unsigned SharedPlan::bytesPerLane(const SharedInstr &in) const {
   return in.kind == SharedInstr::Ldmatrix ? 16 : in.elems * geo.eltBytes;
@@ -124,19 +127,19 @@ ArrayRef<int64_t> SharedPlan::hostBase(unsigned lane, unsigned warp) const {
     HostArith a;
     unsigned warps = cast<DistributedLayoutAttrInterface>(dist.root).getNumWarps();
     for (unsigned w = 0; w < warps; ++w)
-      for (unsigned l = 0; l < 32; ++l)
+      for (unsigned l = 0; l < kWarpSize; ++l)
         hostBases.push_back(threadBaseOf(a, dist, (int64_t)l, (int64_t)w));
   }
-  return hostBases[warp * 32 + lane];
+  return hostBases[warp * kWarpSize + lane];
 }
 
 std::vector<LaneAccess> tessera::analysis::laneAccesses(const SharedPlan &p, const SharedInstr &in,
                                                         unsigned warp) {
   HostArith a;
   std::vector<LaneAccess> out;
-  out.reserve(32);
+  out.reserve(kWarpSize);
   ArrayRef<int64_t> warpBase = p.hostBase(0, warp);
-  for (unsigned lane = 0; lane < 32; ++lane) {
+  for (unsigned lane = 0; lane < kWarpSize; ++lane) {
     ArrayRef<int64_t> base = p.hostBase(lane, warp);
     LaneAccess acc;
     acc.offset = laneOffset(a, p, in, base, warpBase, (int64_t)lane);
@@ -152,7 +155,7 @@ Wavefronts tessera::analysis::wavefronts(const std::vector<LaneAccess> &lanes, b
   unsigned width = 0;
   for (const LaneAccess &l : lanes)
     width = std::max(width, l.bytes);
-  unsigned phase = ldmatrix || width >= 16 ? 8 : width == 8 ? 16 : 32;
+  unsigned phase = ldmatrix || width >= 16 ? 8 : width == 8 ? 16 : kWarpSize;
   Wavefronts w;
   for (size_t start = 0; start < lanes.size(); start += phase) {
     // Per bank, its distinct words (a phase moves at most 128 words).
@@ -238,7 +241,7 @@ unsigned tessera::analysis::reduceBankConflicts(const Distribution &d, const Red
     for (size_t elem : keys)
       for (int64_t slot = -1; slot < r.slots(); ++slot) { // -1: the thread's own (the stores)
         std::vector<LaneAccess> lanes;
-        for (unsigned lane = 0; lane < 32; ++lane) {
+        for (unsigned lane = 0; lane < kWarpSize; ++lane) {
           SmallVector<int64_t, 4> base = threadBaseOf(a, d, lane, warp);
           int64_t s = slot < 0 ? reduceWarpDigit(a, r, (int64_t)warp) : slot;
           lanes.push_back({reduceSlotOffset(a, d, r, elem, base, s), r.eltBytes});

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Frontend/SemaImpl.h"
+#include "lib/Target/TargetInfo.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -61,7 +62,7 @@ void Checker::check(Expr &e) {
   int64_t padded = 1;
   for (int64_t d : e.type.shape)
     padded *= (int64_t)llvm::PowerOf2Ceil(d);
-  int64_t threads = 32 * std::max<int64_t>(info_->numWarps, 1);
+  int64_t threads = target::TargetInfo::kWarpSize * std::max<int64_t>(info_->numWarps, 1);
   int64_t regs = (padded + threads - 1) / threads * (dtypeBytes(e.type.dtype) > 4 ? 2 : 1);
   if (regs > kMaxTileRegisters) {
     error(e.loc, "this tile of " + std::to_string(n) + " elements needs about " +

@@ -90,7 +90,10 @@ public:
   static constexpr std::array<int64_t, 3> kMaxGrid = {2147483647, 65535, 65535};
 
   // Threads and registers.
-  unsigned warpSize() const { return 32; }
+  /// Threads per warp, on every NVIDIA GPU (what `32 * num_warps` means
+  /// everywhere a block's threads are counted).
+  static constexpr unsigned kWarpSize = 32;
+  unsigned warpSize() const { return kWarpSize; }
   unsigned maxThreadsPerBlock() const { return 1024; }
   unsigned maxRegistersPerThread() const { return 255; }
   unsigned registersPerMultiprocessor() const { return 65536; }

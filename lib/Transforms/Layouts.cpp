@@ -29,10 +29,10 @@ BlockedLayoutAttr tile::getDefaultBlockedLayout(MLIRContext *ctx, ArrayRef<int64
   for (int64_t d : shape)
     numel *= d;
   unsigned vec = std::max(1u, 128u / std::max(eltBits, 8u));
-  unsigned share = floorPow2(numel / (32 * (int64_t)numWarps));
+  unsigned share = floorPow2(numel / (tessera::target::TargetInfo::kWarpSize * (int64_t)numWarps));
   spt[r - 1] = std::min({vec, share, floorPow2(shape[r - 1])});
   // Lanes from the innermost axis outwards.
-  unsigned lanes = 32;
+  unsigned lanes = tessera::target::TargetInfo::kWarpSize;
   for (size_t i = 0; i < r && lanes > 1; ++i) {
     size_t d = r - 1 - i;
     unsigned fit = floorPow2(shape[d] / spt[d]);

@@ -253,9 +253,10 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   // release below is per thread).
   int64_t cluster = p.outer ? 0 : multicastSize(kernel, *p.cands);
   IntegerAttr clusterAttr = cluster ? b.getI32IntegerAttr(cluster) : IntegerAttr();
-  Value empty =
-      MBarrierAllocOp::create(before, loc, MBarrierType::get(ctx, p.stages),
-                              before.getI32IntegerAttr(cluster ? warps * cluster : 32 * warps));
+  Value empty = MBarrierAllocOp::create(
+      before, loc, MBarrierType::get(ctx, p.stages),
+      before.getI32IntegerAttr(cluster ? warps * cluster
+                                       : tessera::target::TargetInfo::kWarpSize * warps));
   if (!p.asyncDot) {
     MBarrierArriveOp::create(b, loc, empty, arith::RemSIOp::create(b, loc, p.g, numStages),
                              clusterAttr);

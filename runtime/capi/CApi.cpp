@@ -320,7 +320,7 @@ int64_t tessera_compiled_shared_bytes(const tessera_compiled *c) {
   return c ? c->kernel.sharedBytes : 0;
 }
 int32_t tessera_compiled_threads(const tessera_compiled *c) {
-  return c ? (int32_t)c->kernel.numWarps * 32 : 0;
+  return c ? (int32_t)c->kernel.threads() : 0;
 }
 void tessera_compiled_grid(const tessera_compiled *c, int64_t grid[3]) {
   if (!grid)

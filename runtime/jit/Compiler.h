@@ -131,6 +131,9 @@ struct CompiledKernel {
   bool fromDisk = false;
   double compileMs = 0;            // frontend + (unless from disk) code generation
   std::vector<AssertSite> asserts; // debug kernels: the checks compiled in
+
+  /// The threads a launch gives each program.
+  unsigned threads() const { return target::TargetInfo::kWarpSize * numWarps; }
 };
 
 /// Compiles specializations; one MLIR context, used under a lock.

@@ -116,10 +116,10 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
       // As many programs as the GPU holds at once, each looping over tiles.
       const cuda::DriverAPI &api = *cuda::driver();
       int perSM = 0;
-      if (llvm::Error e = cuda::check(
-              api.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                  &perSM, slot->fn, 32 * (int)slot->numWarps, (size_t)slot->sharedBytes),
-              "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+      if (llvm::Error e =
+              cuda::check(api.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                              &perSM, slot->fn, (int)slot->threads(), (size_t)slot->sharedBytes),
+                          "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
         return std::move(e);
       grid[0] = std::min<int64_t>(grid[0], (int64_t)multiprocessors_ * std::max(perSM, 1));
     }

@@ -291,7 +291,7 @@ void Runtime::describe(const Prepared &prep, LaunchInfo &info) {
   info.tuned = prep.tuned;
   info.modeled = prep.modeled;
   info.config = prep.config;
-  info.threads = 32 * prep.loaded->numWarps;
+  info.threads = prep.loaded->threads();
   info.sharedBytes = prep.loaded->sharedBytes;
   info.key = prep.loaded->key;
 }
@@ -300,8 +300,7 @@ llvm::Error Runtime::launchPrepared(const Prepared &prep, void **params, CUstrea
                                     const std::string &kernelName) {
   CUresult rc = cuda::driver()->cuLaunchKernel(
       prep.loaded->fn, (unsigned)prep.grid[0], (unsigned)prep.grid[1], (unsigned)prep.grid[2],
-      32 * prep.loaded->numWarps, 1, 1, (unsigned)prep.loaded->sharedBytes, stream, params,
-      nullptr);
+      prep.loaded->threads(), 1, 1, (unsigned)prep.loaded->sharedBytes, stream, params, nullptr);
   if (rc != CUDA_SUCCESS) // the call's name is built only for the error
     return cuda::check(rc, "cuLaunchKernel(" + kernelName + ")");
   if (!prep.loaded->asserts.empty())
@@ -349,6 +348,6 @@ std::optional<Runtime::RawLaunch> Runtime::lastLaunch() {
   if (!repeat_)
     return std::nullopt;
   const Prepared &prep = *repeat_->prepared;
-  return RawLaunch{prep.loaded->fn, prep.grid, 32 * prep.loaded->numWarps,
+  return RawLaunch{prep.loaded->fn, prep.grid, prep.loaded->threads(),
                    (unsigned)prep.loaded->sharedBytes, repeat_->binding.pointers.data()};
 }

@@ -152,6 +152,7 @@ private:
     std::vector<TensorMapUse> tensorMaps;
     SplitK splitK;
     std::vector<AssertSite> asserts; // a debug kernel's, checked after each launch
+    unsigned threads() const { return target::TargetInfo::kWarpSize * numWarps; }
     /// The tensors of the last launch and their maps: a repeat launch on the
     /// same buffers compares them instead of looking every map up.
     struct Memo {

@@ -51,8 +51,8 @@ LogicalResult lowerScan(Operation *op, Value src, int64_t axis, Type work, Combi
   int64_t inner = 1;
   for (int64_t d = axis + 1; d < ty.getRank(); ++d)
     inner *= shape[d];
-  int64_t lines = numel / n, threads = 32 * computeWarps(op);
-  int64_t per = threads >= lines ? std::min({n, int64_t(32), threads / lines}) : 1;
+  int64_t lines = numel / n, threads = computeThreads(op);
+  int64_t per = threads >= lines ? std::min({n, kWarpSize, threads / lines}) : 1;
   int64_t chunk = n / per, rounds = threads >= lines ? 1 : lines / threads;
   // Fully unrolled: what one thread scans in order is bounded.
   if (chunk * rounds > 1024)

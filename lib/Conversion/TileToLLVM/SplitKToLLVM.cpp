@@ -52,7 +52,7 @@ FailureOr<Workspace> workspaceOf(ConversionPatternRewriter &rw, Operation *op) {
   Value tile = LLVM::AddOp::create(rw, loc, LLVM::MulOp::create(rw, loc, y, nx), x);
   w.tile = LLVM::ZExtOp::create(rw, loc, i64, tile);
   w.tid = threadId(rw, loc);
-  w.threads = 32 * computeWarps(op);
+  w.threads = computeThreads(op);
   return w;
 }
 

@@ -68,7 +68,7 @@ LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::Tar
         publish.emitError("the split-K partial has no distributed layout");
         return WalkResult::interrupt();
       }
-      slotBytes = std::max<int64_t>(slotBytes, 4 * (int64_t)*n * 32 * kernel.getNumWarps());
+      slotBytes = std::max<int64_t>(slotBytes, 4 * (int64_t)*n * kWarpSize * kernel.getNumWarps());
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
@@ -83,7 +83,7 @@ LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::Tar
   fn->setAttr("nvvm.kernel", b.getUnitAttr());
   // Producer warps (warp specialization) come after the compute warps.
   auto producers = kernel->getAttrOfType<IntegerAttr>("tile.producer_warps");
-  int32_t threads = 32 * (kernel.getNumWarps() + (producers ? producers.getInt() : 0));
+  int32_t threads = kWarpSize * (kernel.getNumWarps() + (producers ? producers.getInt() : 0));
   fn->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
   // Thread-block clusters (tile-cluster-programs): .reqnctapercluster and
   // .explicitcluster, so that a plain launch forms them.

@@ -77,7 +77,7 @@ struct TmaCopyLowering : ConvertOpToLLVMPattern<tile::TmaCopyOp> {
       return op.emitError("internal compiler error: a slot of ")
              << g.cols << " columns is not a whole number of " << boxInner << "-element boxes";
     // In a warp-specialized kernel the first producer thread issues.
-    Value issue = isThread(rw, loc, warpSpecialized(op) ? 32 * computeWarps(op) : 0);
+    Value issue = isThread(rw, loc, warpSpecialized(op) ? computeThreads(op) : 0);
     if (Value pred = adaptor.getPred())
       issue = LLVM::AndOp::create(rw, loc, issue, pred);
     Value bar = barrierAt(rw, loc, adaptor.getBars(), adaptor.getIndex());

@@ -90,8 +90,8 @@ Value tessera::conversion::threadId(OpBuilder &b, Location loc) {
 
 std::pair<Value, Value> tessera::conversion::laneAndWarp(OpBuilder &b, Location loc) {
   Value tid = threadId(b, loc);
-  Value lane = LLVM::URemOp::create(b, loc, tid, i32Const(b, loc, 32));
-  Value warp = LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, 32));
+  Value lane = LLVM::URemOp::create(b, loc, tid, i32Const(b, loc, kWarpSize));
+  Value warp = LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, kWarpSize));
   return {lane, warp};
 }
 
@@ -309,6 +309,8 @@ int64_t tessera::conversion::computeWarps(Operation *op) {
   return w ? w.getInt() : 4;
 }
 
+int64_t tessera::conversion::computeThreads(Operation *op) { return kWarpSize * computeWarps(op); }
+
 bool tessera::conversion::warpSpecialized(Operation *op) {
   auto fn = enclosingFunction(op);
   return fn && fn->hasAttr("tile.producer_warps");
@@ -321,7 +323,7 @@ void tessera::conversion::barrier(OpBuilder &b, Location loc) {
   Operation *at = b.getInsertionBlock() ? b.getInsertionBlock()->getParentOp() : nullptr;
   if (at && warpSpecialized(at)) {
     NVVM::BarrierOp::create(b, loc, Type(), i32Const(b, loc, kComputeBarrier),
-                            i32Const(b, loc, 32 * computeWarps(at)), NVVM::BarrierReductionAttr(),
+                            i32Const(b, loc, computeThreads(at)), NVVM::BarrierReductionAttr(),
                             Value());
     return;
   }

@@ -10,6 +10,7 @@
 #define TESSERA_CONVERSION_TILETOLLVM_UTILS_H
 
 #include "lib/Conversion/TileToLLVM/Distribute.h"
+#include "lib/Target/TargetInfo.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -73,9 +74,14 @@ void barrier(mlir::OpBuilder &b, mlir::Location loc);
 /// `ptr` plus `offset` bytes (an i8 GEP in ptr's address space).
 mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr, mlir::Value offset);
 
+/// Threads per warp (TargetInfo's).
+inline constexpr int64_t kWarpSize = target::TargetInfo::kWarpSize;
+
 /// The compute warps of the kernel around `op` (its `tile.num_warps`), and
 /// whether it has producer warps after them (`tile.producer_warps`).
 int64_t computeWarps(mlir::Operation *op);
+/// The threads of those compute warps (the first producer thread's id).
+int64_t computeThreads(mlir::Operation *op);
 bool warpSpecialized(mlir::Operation *op);
 
 /// The named barriers of a warp-specialized kernel (the block's barrier 0 is
