@@ -178,6 +178,21 @@ SmallVector<LoadOp> mlir::tile::clusterSharedLoads(KernelOp kernel) {
   return loads;
 }
 
+std::string mlir::tile::clusterSkipReason(KernelOp kernel,
+                                          const tessera::target::TargetInfo &target,
+                                          SmallVector<LoadOp> *loads) {
+  if (!target.hasClusters())
+    return "no thread-block clusters on " + target.arch().str();
+  if (scheduleOption(kernel, tessera::kPersistentOption) != 0)
+    return "a persistent program's tiles are not its cluster's";
+  SmallVector<LoadOp> shared = clusterSharedLoads(kernel);
+  if (shared.empty())
+    return "no load is the same for the programs of a cluster";
+  if (loads)
+    *loads = std::move(shared);
+  return "";
+}
+
 namespace {
 
 struct TileClusterPrograms : tile::impl::TileClusterProgramsBase<TileClusterPrograms> {
@@ -190,11 +205,8 @@ struct TileClusterPrograms : tile::impl::TileClusterProgramsBase<TileClusterProg
     if (!target)
       return signalPassFailure();
     int64_t size = scheduleOption(kernel, tessera::kClusterOption);
-    if (size < 2 || !target->hasClusters() ||
-        scheduleOption(kernel, tessera::kPersistentOption) != 0)
-      return;
-    SmallVector<LoadOp> loads = clusterSharedLoads(kernel);
-    if (loads.empty())
+    SmallVector<LoadOp> loads;
+    if (size < 2 || !clusterSkipReason(kernel, *target, &loads).empty())
       return;
     Builder b(kernel.getContext());
     kernel->setAttr("tile.cluster_dims", b.getDenseI64ArrayAttr({size, 1, 1}));

@@ -8,6 +8,9 @@
 #define TESSERA_TRANSFORMS_CLUSTERPROGRAMS_H
 
 #include "dialects/Tile/TileDialect.h"
+#include "lib/Target/TargetInfo.h"
+
+#include <string>
 
 namespace mlir::tile {
 
@@ -15,6 +18,13 @@ namespace mlir::tile {
 /// that differ in program_id(0) only, loaded as many times by each: what
 /// programs in clusters along axis 0 can share.
 SmallVector<LoadOp> clusterSharedLoads(KernelOp kernel);
+
+/// Why the pass gives `kernel`'s `cluster` option (of 2 or more) no cluster on
+/// `target`, "" where it does (`loads`, if given, then holds the shared
+/// loads): no clusters on the target, a persistent kernel, or no shared load.
+/// The tuner prunes with the same reasons.
+std::string clusterSkipReason(KernelOp kernel, const tessera::target::TargetInfo &target,
+                              SmallVector<LoadOp> *loads = nullptr);
 
 } // namespace mlir::tile
 

@@ -244,12 +244,8 @@ std::string tessera::autotune::clusterReason(tile::KernelOp kernel, const jit::K
   if (size <= 1)
     return "";
   std::string s = "cluster=" + std::to_string(size) + ": ";
-  if (!target.hasClusters())
-    return s + "no thread-block clusters on " + req.arch;
-  if (tile::scheduleOption(kernel, kPersistentOption))
-    return s + "a persistent program's tiles are not its cluster's";
-  if (tile::clusterSharedLoads(kernel).empty())
-    return s + "no load is the same for the programs of a cluster";
+  if (std::string why = tile::clusterSkipReason(kernel, target); !why.empty())
+    return s + why;
   // The grid as the compiler evaluates it, and its rule for dropping the option.
   llvm::Expected<std::array<int64_t, 3>> grid = jit::evaluateGrid(kernel, sig, req);
   if (!grid)
