@@ -192,6 +192,33 @@ TEST(AutotuneCompile, EveryExampleCompilesWithoutFailures) {
   }
 }
 
+// Attention's loop multicasts K and V to a cluster's programs only with the
+// producer warpgroup: clusters of 2 are tried on those configurations (8
+// warps, not rotated or persistent) and on no other.
+TEST(AutotuneCompile, AttentionTriesClustersOnlyWithTheProducer) {
+  auto p = jit::Program::fromFile(std::string(TESSERA_SOURCE_DIR) + "/examples/attention.tile");
+  ASSERT_TRUE((bool)p);
+  TuneRequest req;
+  req.dims = {{"B", 1}, {"H", 8}, {"N", 1024}, {"D", 64}};
+  req.fixed = {{"BN", 128}, {"num_stages", 3}};
+  auto sum = compileAll(**p, req);
+  ASSERT_TRUE((bool)sum) << llvm::toString(sum.takeError());
+  int clustered = 0;
+  for (const Candidate &c : sum->candidates) {
+    if (c.config.get("cluster", 1) != 2)
+      continue;
+    ++clustered;
+    std::string text = c.config.text();
+    EXPECT_EQ(c.config.get("warp-specialize", 0), 1) << text;
+    EXPECT_EQ(c.config.get("num_warps", 0), 8) << text;
+    EXPECT_EQ(c.config.get("rotate-dots", 0), 0) << text;
+    EXPECT_EQ(c.config.get("persistent", 0), 0) << text;
+    EXPECT_TRUE(c.compiled) << text << ": " << c.pruned << c.failed;
+  }
+  // BM 128 and 64, each warp-specialized with 8 warps.
+  EXPECT_EQ(clustered, 2);
+}
+
 //===----------------------------------------------------------------------===//
 // The database
 //===----------------------------------------------------------------------===//
