@@ -99,9 +99,10 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
   bool hopper = target->hasWgmma() && target->hasTMA() && req.aligned && !configs.empty() &&
                 !req.fixed.count(kWarpSpecializeOption);
   bool tryWarpSpecialize = hopper, alsoPersistent = req.warpSpecialize, severalDots = false;
-  // Whether the kernel has a load the programs of a cluster can share
-  // (clusters, below). Attention's loop (several dots, waited for)
-  // multicasts K and V only with the producer warpgroup.
+  // Whether the cluster pass would form clusters for the kernel (clusters,
+  // below): the target has them and a load is shared. Attention's loop
+  // (several dots, waited for) multicasts K and V only with the producer
+  // warpgroup.
   bool shares = false;
   if (tryWarpSpecialize) {
     jit::CompileRequest cr = req.compileRequest(configs.front().params);
@@ -110,7 +111,7 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
     llvm::Error e = jit::Compiler(req.cache).inspect(program, cr, [&](mlir::tile::KernelOp k) {
       severalDots = loopWithSeveralDots(k);
       tryWarpSpecialize = warpSpecializeReason(k).empty() && (req.warpSpecialize || severalDots);
-      shares = !mlir::tile::clusterSharedLoads(k).empty();
+      shares = mlir::tile::clusterSkipReason(k, *target).empty();
       return llvm::Error::success();
     });
     if (e) { // the default's own errors surface when it compiles
@@ -152,7 +153,7 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
   // Attention's (several dots) only warp-specialized, where K and V are
   // multicast: grouped-query attention gains 4% with them, full attention
   // loses 2-3% (docs/BENCHMARKS.md, 2026-12-07); the search keeps the faster.
-  if (shares && target->hasClusters() && !req.fixed.count(kClusterOption))
+  if (shares && !req.fixed.count(kClusterOption))
     for (size_t i = 0, n = configs.size(); i < n; ++i) {
       if (configs[i].get("num_warps", kDefaultNumWarps) != 8 ||
           configs[i].get(kSplitKOption, 1) > 1 || configs[i].get(kPersistentOption, 0) ||
