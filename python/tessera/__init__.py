@@ -309,8 +309,9 @@ class Kernel:
         C arguments with the new data pointers and scalars patched in."""
         key = _launch_key(args, params)
         # Plans are per thread: a plan's arguments are patched in place.
-        plans = getattr(self._local, "plans", None)
-        if plans is None:
+        try:
+            plans = self._local.plans
+        except AttributeError:
             plans = self._local.plans = {}
         plan = plans.get(key) if key is not None else None
         if plan is None:
@@ -320,15 +321,19 @@ class Kernel:
             cargs, keep, device_index, views = self._args(args, "cuda", dl_stream)
             cparams, keep2 = self._params(params)
             plan = _LaunchPlan(cargs, keep + keep2, cparams, len(params), device_index or 0)
-            plan.c = _lib.LaunchPlan(
-                _runtime(plan.device_index),
-                self.program._handle,
-                self._name,
-                cargs,
-                len(args),
-                cparams,
-                len(params),
+            status = plan.prepare(
+                _lib.LaunchPlan(
+                    _runtime(plan.device_index),
+                    self.program._handle,
+                    self._name,
+                    cargs,
+                    len(args),
+                    cparams,
+                    len(params),
+                )
             )
+            if status:
+                _check(status)
             if key is not None:
                 if len(plans) > 64:
                     plans.clear()
@@ -343,8 +348,8 @@ class Kernel:
             handle = raw_stream(plan.device_index)
         else:
             handle = _stream_handle(stream, plan.device_index)
-        # One C call of two arguments: the plan holds the rest.
-        status = _lib.lib.tessera_launch_planned(plan.c, handle)
+        # One C call of two arguments: the prepared plan holds the rest.
+        status = _lib.lib.tessera_launch_prepared(plan.prepared, handle)
         if status:
             _check(status)
 

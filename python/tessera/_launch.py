@@ -31,11 +31,27 @@ class LaunchPlan:
             if c.kind == _lib.SCALAR
         ]
         self.c = None  # the C plan: runtime, program, kernel and these arrays
+        self.prepared = None  # the C plan checked and converted once (an address)
+
+    def prepare(self, c_plan):
+        """Keeps `c_plan` (a _lib.LaunchPlan over these arrays) and its prepared
+        form, which later launches patch (tessera_launch_prepared)."""
+        handle = ctypes.c_void_p()
+        status = _lib.lib.tessera_launch_prepare(ctypes.byref(c_plan), ctypes.byref(handle))
+        self.c = c_plan
+        self.prepared = handle.value
+        return status
+
+    def __del__(self):
+        prepared, self.prepared = self.prepared, None
+        if prepared is not None and _lib is not None and _lib.lib is not None:
+            _lib.lib.tessera_prepared_launch_destroy(prepared)
 
 
 def launch_key(args, params):
     """What decides a launch's checks and C arguments, for torch tensors and
-    numbers; None for anything else (checked afresh every call)."""
+    numbers; None for anything else (checked afresh every call). One flat
+    tuple: a tensor gives four items (its dtype first), a number its type."""
     global _torch_module, _torch_tensor, raw_stream
     torch = sys.modules.get("torch")
     if torch is not _torch_module:
@@ -43,19 +59,19 @@ def launch_key(args, params):
         _torch_tensor = torch.Tensor if torch is not None else None
         raw_stream = _raw_stream_getter(torch)
     tensor = _torch_tensor
-    key = []
+    key = ()
     for a in args:
         t = type(a)
         if t is tensor or (tensor is not None and isinstance(a, tensor)):
             # get_device(): the CUDA index, -1 on the CPU (cheaper than .device).
-            key.append((a.dtype, a.shape, a.stride(), a.get_device()))
+            key += (a.dtype, a.shape, a.stride(), a.get_device())
         elif t is float or t is int:
-            key.append(t)
+            key += (t,)
         else:
             return None
     if params:
-        key.append(tuple((k, type(v), v) for k, v in params.items()))
-    return tuple(key)
+        key += (tuple((k, type(v), v) for k, v in params.items()),)
+    return key
 
 
 # The torch module last seen, its Tensor class and its raw current-stream

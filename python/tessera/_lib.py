@@ -170,6 +170,9 @@ _signatures = {
         ],
     ),
     "tessera_launch_planned": (_status, [ctypes.POINTER(LaunchPlan), _P]),
+    "tessera_launch_prepare": (_status, [ctypes.POINTER(LaunchPlan), ctypes.POINTER(_P)]),
+    "tessera_launch_prepared": (_status, [_P, _P]),
+    "tessera_prepared_launch_destroy": (None, [_P]),
     "tessera_tune": (
         _status,
         [

@@ -4,6 +4,8 @@ crash). Run: python3 -m unittest discover -s python/tests (ctest does)."""
 
 import array
 import ctypes
+import gc
+import itertools
 import math
 import os
 import random
@@ -308,22 +310,40 @@ class LaunchPlans(unittest.TestCase):
         self.saved = sys.modules.get("torch")
         sys.modules["torch"] = torch
         self.launches = []
+        self.prepared = {}  # handle: the C plan it was prepared from
 
-        def launch(plan, stream):
+        handles = itertools.count(0x100)
+
+        def prepare(plan_ref, out_ref):
+            handle = next(handles)
+            self.prepared[handle] = plan_ref._obj
+            out_ref._obj.value = handle
+            return 0
+
+        def launch(handle, stream):
+            plan = self.prepared[handle]
             args = plan.args
             self.launches.append(
                 ([args[i].data or args[i].scalar for i in range(plan.num_args)], stream)
             )
             return 0
 
-        self.real_launch = tessera._lib.lib.tessera_launch_planned
-        self.real_runtime = tessera._runtime
-        tessera._lib.lib.tessera_launch_planned = launch
+        lib = tessera._lib.lib
+        self.real = (lib.tessera_launch_prepare, lib.tessera_launch_prepared,
+                     lib.tessera_prepared_launch_destroy, tessera._runtime)
+        lib.tessera_launch_prepare = prepare
+        lib.tessera_launch_prepared = launch
+        lib.tessera_prepared_launch_destroy = lambda handle: self.prepared.pop(handle)
         tessera._runtime = lambda index: ctypes.c_void_p(1)
 
     def tearDown(self):
-        tessera._lib.lib.tessera_launch_planned = self.real_launch
-        tessera._runtime = self.real_runtime
+        # The test's plans go before the real library's functions come back:
+        # none of the stubs' handles reaches the real destroy.
+        gc.collect()
+        self.assertEqual(self.prepared, {})
+        lib = tessera._lib.lib
+        (lib.tessera_launch_prepare, lib.tessera_launch_prepared,
+         lib.tessera_prepared_launch_destroy, tessera._runtime) = self.real
         if self.saved is None:
             del sys.modules["torch"]
         else:
@@ -342,6 +362,11 @@ class LaunchPlans(unittest.TestCase):
             [[0x1000, 0x2000, 0x3000], [0x4000, 0x5000, 0x6000], [0x7000, 0x8000, 0x9000]],
         )
         self.assertEqual(self.launches[0][1], 0x5000)  # torch's current stream of cuda:0
+        # One prepared C plan per signature, destroyed with the plans.
+        self.assertEqual(len(self.prepared), 2)
+        k._local = threading.local()
+        gc.collect()
+        self.assertEqual(self.prepared, {})
         with self.assertRaisesRegex(TypeError, "'y' must be f32, got f16"):
             k(T(0x1000, [100]), T(0x2000, [100], "float16"), T(0x3000, [100]))
         with self.assertRaisesRegex(ValueError, "dim N is 100"):

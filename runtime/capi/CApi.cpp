@@ -175,6 +175,13 @@ jit::Compiler &sharedCompiler() {
 
 } // namespace
 
+/// A plan's call, converted once (tessera_launch_prepare).
+struct tessera_prepared_launch {
+  const tessera_launch_plan *plan = nullptr;
+  Call call;
+  jit::LaunchOptions opts;
+};
+
 extern "C" {
 
 const char *tessera_last_error(void) { return lastError.c_str(); }
@@ -408,6 +415,50 @@ tessera_status tessera_launch_planned(const tessera_launch_plan *plan, void *str
   return tessera_launch(plan->runtime, plan->program, plan->kernel, plan->args, plan->num_args,
                         plan->params, plan->num_params, stream);
 }
+
+tessera_status tessera_launch_prepare(const tessera_launch_plan *plan,
+                                      tessera_prepared_launch **out) {
+  return guarded([&] {
+    if (!plan || !out)
+      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null plan or result");
+    if (!plan->runtime || !plan->program)
+      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null runtime or program");
+    auto prepared = std::make_unique<tessera_prepared_launch>();
+    prepared->plan = plan;
+    if (tessera_status s =
+            prepare(plan->program, plan->kernel, plan->args, plan->num_args, plan->params,
+                    plan->num_params, /*fakeNull=*/false, prepared->call))
+      return s;
+    prepared->opts.params = std::move(prepared->call.params);
+    *out = prepared.release();
+    return TESSERA_OK;
+  });
+}
+
+tessera_status tessera_launch_prepared(tessera_prepared_launch *prepared, void *stream) {
+  return guarded([&] {
+    if (!prepared)
+      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null prepared launch");
+    const tessera_launch_plan &plan = *prepared->plan;
+    std::vector<jit::Arg> &args = prepared->call.args;
+    // The arguments' kinds were checked when the plan was prepared.
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (auto *t = std::get_if<jit::TensorArg>(&args[i]))
+        t->data = plan.args[i].data;
+      else
+        std::get<jit::ScalarArg>(args[i]).value = plan.args[i].scalar;
+    }
+    prepared->opts.stream = static_cast<CUstream>(stream);
+    const jit::KernelSignature &sig = *prepared->call.sig;
+    auto info =
+        plan.runtime->runtime->launch(*plan.program->program, sig.name, args, prepared->opts);
+    if (!info)
+      return fail(launchStatus(sig, plan.args, plan.num_args), info.takeError());
+    return TESSERA_OK;
+  });
+}
+
+void tessera_prepared_launch_destroy(tessera_prepared_launch *prepared) { delete prepared; }
 
 tessera_status tessera_tune(tessera_runtime *runtime, const tessera_program *program,
                             const char *kernel, const tessera_arg *args, int32_t num_args,

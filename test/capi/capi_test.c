@@ -256,6 +256,37 @@ int main(int argc, char **argv) {
   tessera_launch_plan empty = {0};
   CHECK(tessera_launch_planned(&empty, NULL) == TESSERA_ERROR_INVALID_ARGUMENT, "empty plan");
   CHECK(strstr(tessera_last_error(), "null runtime") != NULL, "%s", tessera_last_error());
+
+  /* A prepared plan: converted once, its conversion errors at preparation (the
+   * runtime is not used before a launch, so any non-null handle does here). */
+  tessera_prepared_launch *prepared = NULL;
+  CHECK(tessera_launch_prepare(NULL, &prepared) == TESSERA_ERROR_INVALID_ARGUMENT, "null plan");
+  CHECK(tessera_launch_prepare(&empty, &prepared) == TESSERA_ERROR_INVALID_ARGUMENT, "empty");
+  CHECK(strstr(tessera_last_error(), "null runtime") != NULL, "%s", tessera_last_error());
+  CHECK(tessera_launch_prepared(NULL, NULL) == TESSERA_ERROR_INVALID_ARGUMENT, "null prepared");
+  CHECK(strstr(tessera_last_error(), "null prepared launch") != NULL, "%s", tessera_last_error());
+  tessera_prepared_launch_destroy(NULL);
+  {
+    tessera_program *axpy = NULL;
+    CHECK(tessera_program_load_string("axpy.tile", kAxpy, &axpy) == TESSERA_OK, "%s",
+          tessera_last_error());
+    int64_t n = 100;
+    tessera_arg args[3] = {tensor(NULL, "f32", 1, &n), tensor(NULL, "f32", 1, &n)};
+    args[2].kind = TESSERA_ARG_SCALAR;
+    args[2].scalar = 2.0;
+    tessera_launch_plan plan = {(tessera_runtime *)&plan, axpy, "axpy", args, 3, NULL, 0};
+    CHECK(tessera_launch_prepare(&plan, &prepared) == TESSERA_OK, "%s", tessera_last_error());
+    tessera_prepared_launch_destroy(prepared);
+    args[1].dtype = "f33";
+    CHECK(tessera_launch_prepare(&plan, &prepared) == TESSERA_ERROR_INVALID_ARGUMENT, "dtype");
+    CHECK(strstr(tessera_last_error(), "argument 1: unknown dtype 'f33'") != NULL, "%s",
+          tessera_last_error());
+    args[1].dtype = "f32";
+    plan.kernel = "axpz";
+    CHECK(tessera_launch_prepare(&plan, &prepared) == TESSERA_ERROR_INVALID_ARGUMENT, "kernel");
+    CHECK(strstr(tessera_last_error(), "axpz") != NULL, "%s", tessera_last_error());
+    tessera_program_destroy(axpy);
+  }
   CHECK(tessera_tune(NULL, NULL, NULL, NULL, 0, 1.0, 0, NULL, 0, NULL) ==
             TESSERA_ERROR_INVALID_ARGUMENT,
         "null tune");

@@ -16,7 +16,8 @@
  * may be shared between threads: its launches run one at a time, and a
  * specialization asked for by several threads at once is compiled once
  * (runtime/jit/Runtime.h). Compiling and interpreting need no runtime and may
- * run on any thread. The last error is per thread.
+ * run on any thread. The last error is per thread. A launch plan's arrays and
+ * a prepared launch belong to one thread at a time (they are patched in place).
  *
 \*===----------------------------------------------------------------------===*/
 #ifndef TESSERA_TESSERA_H
@@ -163,6 +164,20 @@ typedef struct tessera_launch_plan {
   int32_t num_params;
 } tessera_launch_plan;
 TESSERA_API tessera_status tessera_launch_planned(const tessera_launch_plan *plan, void *stream);
+
+/* A plan checked and converted once, for the launches that follow it:
+ * tessera_launch_prepared(prepared, stream) launches as
+ * tessera_launch_planned(plan, stream) would, but re-reads only the data
+ * pointers of the plan's tensor arguments and the values of its scalars; the
+ * kernel, dtypes, ranks, shapes, strides and parameters stay those the plan
+ * had when it was prepared (prepare it again after changing them). The plan
+ * and its arrays must outlive the prepared launch, which one thread at a time
+ * may launch (the runtime under it is shared as usual). */
+typedef struct tessera_prepared_launch tessera_prepared_launch;
+TESSERA_API tessera_status tessera_launch_prepare(const tessera_launch_plan *plan,
+                                                  tessera_prepared_launch **out);
+TESSERA_API tessera_status tessera_launch_prepared(tessera_prepared_launch *prepared, void *stream);
+TESSERA_API void tessera_prepared_launch_destroy(tessera_prepared_launch *prepared);
 
 /* Tunes `kernel` for the sizes of these arguments on the runtime's GPU: every
  * configuration of its tune clauses (with the flags, the compiler's schedules
