@@ -321,20 +321,21 @@ class Kernel:
             cargs, keep, device_index, views = self._args(args, "cuda", dl_stream)
             cparams, keep2 = self._params(params)
             plan = _LaunchPlan(cargs, keep + keep2, cparams, len(params), device_index or 0)
-            status = plan.prepare(
-                _lib.LaunchPlan(
-                    _runtime(plan.device_index),
-                    self.program._handle,
-                    self._name,
-                    cargs,
-                    len(args),
-                    cparams,
-                    len(params),
-                )
+            c_plan = _lib.LaunchPlan(
+                _runtime(plan.device_index),
+                self.program._handle,
+                self._name,
+                cargs,
+                len(args),
+                cparams,
+                len(params),
             )
-            if status:
-                _check(status)
-            if key is not None:
+            if key is None:
+                plan.c = c_plan  # checked afresh every call: launched once, not prepared
+            else:
+                status = plan.prepare(c_plan)
+                if status:
+                    _check(status)
                 if len(plans) > 64:
                     plans.clear()
                 plans[key] = plan
@@ -348,8 +349,11 @@ class Kernel:
             handle = raw_stream(plan.device_index)
         else:
             handle = _stream_handle(stream, plan.device_index)
-        # One C call of two arguments: the prepared plan holds the rest.
-        status = _lib.lib.tessera_launch_prepared(plan.prepared, handle)
+        # One C call of two arguments: the (prepared) plan holds the rest.
+        if plan.prepared is not None:
+            status = _lib.lib.tessera_launch_prepared(plan.prepared, handle)
+        else:
+            status = _lib.lib.tessera_launch_planned(plan.c, handle)
         if status:
             _check(status)
 

@@ -44,8 +44,11 @@ class LaunchPlan:
 
     def __del__(self):
         prepared, self.prepared = self.prepared, None
-        if prepared is not None and _lib is not None and _lib.lib is not None:
-            _lib.lib.tessera_prepared_launch_destroy(prepared)
+        if prepared is not None:
+            try:
+                _lib.lib.tessera_prepared_launch_destroy(prepared)
+            except (AttributeError, TypeError):
+                pass  # the interpreter's shutdown took the library first
 
 
 def launch_key(args, params):

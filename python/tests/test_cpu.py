@@ -321,7 +321,7 @@ class LaunchPlans(unittest.TestCase):
             return 0
 
         def launch(handle, stream):
-            plan = self.prepared[handle]
+            plan = self.prepared[handle] if isinstance(handle, int) else handle
             args = plan.args
             self.launches.append(
                 ([args[i].data or args[i].scalar for i in range(plan.num_args)], stream)
@@ -330,9 +330,11 @@ class LaunchPlans(unittest.TestCase):
 
         lib = tessera._lib.lib
         self.real = (lib.tessera_launch_prepare, lib.tessera_launch_prepared,
-                     lib.tessera_prepared_launch_destroy, tessera._runtime)
+                     lib.tessera_prepared_launch_destroy, lib.tessera_launch_planned,
+                     tessera._runtime)
         lib.tessera_launch_prepare = prepare
         lib.tessera_launch_prepared = launch
+        lib.tessera_launch_planned = launch  # unprepared: arguments checked afresh
         lib.tessera_prepared_launch_destroy = lambda handle: self.prepared.pop(handle)
         tessera._runtime = lambda index: ctypes.c_void_p(1)
 
@@ -343,7 +345,8 @@ class LaunchPlans(unittest.TestCase):
         self.assertEqual(self.prepared, {})
         lib = tessera._lib.lib
         (lib.tessera_launch_prepare, lib.tessera_launch_prepared,
-         lib.tessera_prepared_launch_destroy, tessera._runtime) = self.real
+         lib.tessera_prepared_launch_destroy, lib.tessera_launch_planned,
+         tessera._runtime) = self.real
         if self.saved is None:
             del sys.modules["torch"]
         else:
@@ -373,6 +376,24 @@ class LaunchPlans(unittest.TestCase):
             k(T(0x1000, [100]), T(0x2000, [101]), T(0x3000, [100]))
         with self.assertRaisesRegex(ValueError, "on cuda:1, the others on cuda:0"):
             k(T(0x1000, [100]), T(0x2000, [100], index=1), T(0x3000, [100]))
+
+    def test_other_tensors_are_checked_every_call(self):
+        # Objects that are not torch tensors have no launch key: each call is
+        # checked afresh and launched through the unprepared plan.
+        class Cai:
+            def __init__(self, ptr, n):
+                self.__cuda_array_interface__ = {
+                    "shape": (n,), "typestr": "<f4", "data": (ptr, False), "version": 3,
+                }
+
+        k = tessera.load(os.path.join(EXAMPLES, "vector_add.tile")).vector_add
+        k(Cai(0x1000, 100), Cai(0x2000, 100), Cai(0x3000, 100))
+        k(Cai(0x4000, 100), Cai(0x5000, 100), Cai(0x6000, 100))
+        self.assertEqual(getattr(k._local, "plans", {}), {})
+        self.assertEqual(self.prepared, {})
+        self.assertEqual(
+            [l[0] for l in self.launches], [[0x1000, 0x2000, 0x3000], [0x4000, 0x5000, 0x6000]]
+        )
 
     def test_patched_scalars(self):
         # A cached launch patches scalars (through its view of the C array) as
