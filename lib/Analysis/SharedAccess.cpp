@@ -14,6 +14,8 @@ using namespace mlir::tile;
 using namespace tessera::analysis;
 
 static constexpr unsigned kWarpSize = tessera::target::TargetInfo::kWarpSize;
+static constexpr unsigned kSharedBanks = tessera::target::TargetInfo::kSharedBanks;
+static constexpr unsigned kSharedBankBytes = tessera::target::TargetInfo::kSharedBankBytes;
 
 unsigned SharedPlan::bytesPerLane(const SharedInstr &in) const {
   return in.kind == SharedInstr::Ldmatrix ? 16 : in.elems * geo.eltBytes;
@@ -159,15 +161,16 @@ Wavefronts tessera::analysis::wavefronts(const std::vector<LaneAccess> &lanes, b
   Wavefronts w;
   for (size_t start = 0; start < lanes.size(); start += phase) {
     // Per bank, its distinct words (a phase moves at most 128 words).
-    int64_t words[32][8];
-    unsigned count[32] = {0}, most = 0, distinct = 0;
+    constexpr int64_t banks = kSharedBanks, bankBytes = kSharedBankBytes;
+    int64_t words[banks][8];
+    unsigned count[banks] = {0}, most = 0, distinct = 0;
     for (size_t l = start; l < std::min(lanes.size(), start + phase); ++l) {
       if (!lanes[l].bytes)
         continue;
-      unsigned n = std::max(1u, lanes[l].bytes / 4);
+      unsigned n = std::max<unsigned>(1, lanes[l].bytes / bankBytes);
       for (unsigned k = 0; k < n; ++k) {
-        int64_t word = lanes[l].offset / 4 + k;
-        unsigned bank = ((word % 32) + 32) % 32;
+        int64_t word = lanes[l].offset / bankBytes + k;
+        unsigned bank = ((word % banks) + banks) % banks;
         bool seen = false;
         for (unsigned i = 0; i < std::min(count[bank], 8u) && !seen; ++i)
           seen = words[bank][i] == word;
@@ -182,7 +185,7 @@ Wavefronts tessera::analysis::wavefronts(const std::vector<LaneAccess> &lanes, b
     if (!distinct)
       continue;
     w.actual += most;
-    w.ideal += std::max<unsigned>(1, (distinct + 31) / 32);
+    w.ideal += std::max<unsigned>(1, (distinct + banks - 1) / banks);
   }
   return w;
 }

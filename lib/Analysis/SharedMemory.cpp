@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Analysis/SharedMemory.h"
+#include "lib/Target/TargetInfo.h"
 
 #include "mlir/IR/TypeUtilities.h"
 
@@ -179,15 +180,15 @@ int64_t tessera::analysis::scratchBytes(Operation *op) {
   }
   if (isa<ScanOp, AssociativeScanOp, ReshapeOp, PermuteOp>(op)) {
     // The whole source tile, row-major, with one padding element after every
-    // 32 (ScratchTile.h in the conversion); tile.scan keeps 16-bit floats as
-    // f32 (a combiner runs in the element type).
+    // bank's worth (ScratchTile.h in the conversion); tile.scan keeps 16-bit
+    // floats as f32 (a combiner runs in the element type).
     auto t = cast<RankedTensorType>(op->getOperand(0).getType());
     int64_t n = t.getNumElements();
     Type elt = t.getElementType();
     unsigned bytes = sharedEltBytes(elt);
     if (isa<ScanOp>(op) && isa<FloatType>(elt))
       bytes = std::max(4u, bytes);
-    return (n + n / 32) * bytes;
+    return (n + n / tessera::target::TargetInfo::kSharedBanks) * bytes;
   }
   if (auto red = dyn_cast<ReduceOp>(op)) {
     FailureOr<Distribution> d = distributionOf(red.getSrc().getType());

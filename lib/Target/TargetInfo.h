@@ -114,8 +114,12 @@ public:
   int64_t maxSharedBytesPerBlock() const { return maxShared_; }
   /// What a block gets without opting in (cuFuncSetAttribute).
   int64_t defaultSharedBytesPerBlock() const { return 48 * 1024; }
-  unsigned sharedBanks() const { return 32; }
-  unsigned sharedBankBytes() const { return 4; }
+  /// Shared memory's banks and their width, the same on every target here:
+  /// static, for analyses that model bank conflicts without a target.
+  static constexpr unsigned kSharedBanks = 32;
+  static constexpr unsigned kSharedBankBytes = 4;
+  unsigned sharedBanks() const { return kSharedBanks; }
+  unsigned sharedBankBytes() const { return kSharedBankBytes; }
 
   // Instructions.
   bool hasLdmatrix() const { return capability_ >= 75; }

@@ -25,7 +25,10 @@ FailureOr<ScratchTile> ScratchTile::of(OpBuilder &b, Operation *op, Type work) {
 
 Value ScratchTile::at(Value idx) {
   IRArith a{b, loc};
-  Value padded = a.add(idx, a.lshr(idx, 5));
+  // One padding element after every kSharedBanks (SharedMemory.cpp's scratchBytes).
+  constexpr unsigned banks = tessera::target::TargetInfo::kSharedBanks;
+  static_assert((banks & (banks - 1)) == 0, "a power of two: the padding is a shift");
+  Value padded = a.add(idx, a.lshr(idx, llvm::Log2_32(banks)));
   Value bytes = a.mul(padded, a.c(storageBytes(work)));
   return LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), b.getI8Type(),
                              base, ValueRange{bytes});

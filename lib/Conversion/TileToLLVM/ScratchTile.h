@@ -3,10 +3,10 @@
 // Ops that move elements between threads in ways no layout conversion
 // describes (tile.scan, tile.reshape, tile.permute) stage their tile in the
 // op's scratch (tile.scratch_offset from tile-allocate-shared) in row-major
-// order, with one padding element after every 32 against the bank conflicts
-// of strided accesses; scratchBytes in lib/Analysis/SharedMemory.cpp sizes
-// it. Bools are stored as bytes. The barriers between the writes and
-// the reads are the op's own.
+// order, with one padding element after every 32 (TargetInfo::kSharedBanks)
+// against the bank conflicts of strided accesses; scratchBytes in
+// lib/Analysis/SharedMemory.cpp sizes it. Bools are stored as bytes. The
+// barriers between the writes and the reads are the op's own.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_CONVERSION_TILETOLLVM_SCRATCHTILE_H
