@@ -12,6 +12,7 @@ import random
 import sys
 import threading
 import unittest
+import weakref
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import tessera  # noqa: E402
@@ -315,13 +316,15 @@ class LaunchPlans(unittest.TestCase):
         handles = itertools.count(0x100)
 
         def prepare(plan_ref, out_ref):
+            # A weak reference: the package, not this stub, keeps the C plan alive.
             handle = next(handles)
-            self.prepared[handle] = plan_ref._obj
+            self.prepared[handle] = weakref.ref(plan_ref._obj)
             out_ref._obj.value = handle
             return 0
 
         def launch(handle, stream):
-            plan = self.prepared[handle] if isinstance(handle, int) else handle
+            plan = self.prepared[handle]() if isinstance(handle, int) else handle
+            self.assertIsNotNone(plan, "a prepared launch outlived its C plan")
             args = plan.args
             self.launches.append(
                 ([args[i].data or args[i].scalar for i in range(plan.num_args)], stream)
@@ -342,7 +345,7 @@ class LaunchPlans(unittest.TestCase):
         # The test's plans go before the real library's functions come back:
         # none of the stubs' handles reaches the real destroy.
         gc.collect()
-        self.assertEqual(self.prepared, {})
+        leaked = dict(self.prepared)
         lib = tessera._lib.lib
         (lib.tessera_launch_prepare, lib.tessera_launch_prepared,
          lib.tessera_prepared_launch_destroy, lib.tessera_launch_planned,
@@ -351,6 +354,7 @@ class LaunchPlans(unittest.TestCase):
             del sys.modules["torch"]
         else:
             sys.modules["torch"] = self.saved
+        self.assertEqual(leaked, {}, "prepared plans outlived their test")
 
     def test_patched_pointers_and_fresh_checks(self):
         k = tessera.load(os.path.join(EXAMPLES, "vector_add.tile")).vector_add

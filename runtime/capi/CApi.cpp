@@ -177,7 +177,9 @@ jit::Compiler &sharedCompiler() {
 
 /// A plan's call, converted once (tessera_launch_prepare).
 struct tessera_prepared_launch {
-  const tessera_launch_plan *plan = nullptr;
+  const tessera_launch_plan *plan = nullptr; // its args: data pointers and scalars
+  tessera_runtime *runtime = nullptr;        // as prepared (the plan's may change)
+  const tessera_program *program = nullptr;  // owns call.sig
   Call call;
   jit::LaunchOptions opts;
 };
@@ -425,6 +427,8 @@ tessera_status tessera_launch_prepare(const tessera_launch_plan *plan,
       return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null runtime or program");
     auto prepared = std::make_unique<tessera_prepared_launch>();
     prepared->plan = plan;
+    prepared->runtime = plan->runtime;
+    prepared->program = plan->program;
     if (tessera_status s =
             prepare(plan->program, plan->kernel, plan->args, plan->num_args, plan->params,
                     plan->num_params, /*fakeNull=*/false, prepared->call))
@@ -450,10 +454,10 @@ tessera_status tessera_launch_prepared(tessera_prepared_launch *prepared, void *
     }
     prepared->opts.stream = static_cast<CUstream>(stream);
     const jit::KernelSignature &sig = *prepared->call.sig;
-    auto info =
-        plan.runtime->runtime->launch(*plan.program->program, sig.name, args, prepared->opts);
+    auto info = prepared->runtime->runtime->launch(*prepared->program->program, sig.name, args,
+                                                   prepared->opts);
     if (!info)
-      return fail(launchStatus(sig, plan.args, plan.num_args), info.takeError());
+      return fail(launchStatus(sig, plan.args, (int32_t)args.size()), info.takeError());
     return TESSERA_OK;
   });
 }

@@ -169,10 +169,11 @@ TESSERA_API tessera_status tessera_launch_planned(const tessera_launch_plan *pla
  * tessera_launch_prepared(prepared, stream) launches as
  * tessera_launch_planned(plan, stream) would, but re-reads only the data
  * pointers of the plan's tensor arguments and the values of its scalars; the
- * kernel, dtypes, ranks, shapes, strides and parameters stay those the plan
- * had when it was prepared (prepare it again after changing them). The plan
- * and its arrays must outlive the prepared launch, which one thread at a time
- * may launch (the runtime under it is shared as usual). */
+ * runtime, program, kernel, dtypes, ranks, shapes, strides and parameters
+ * stay those the plan had when it was prepared (prepare it again after
+ * changing them). The plan, its arrays, its runtime and its program must
+ * outlive the prepared launch, which one thread at a time may launch (the
+ * runtime under it is shared as usual). */
 typedef struct tessera_prepared_launch tessera_prepared_launch;
 TESSERA_API tessera_status tessera_launch_prepare(const tessera_launch_plan *plan,
                                                   tessera_prepared_launch **out);
