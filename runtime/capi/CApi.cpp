@@ -1,50 +1,34 @@
 //===- CApi.cpp - the C API over the C++ runtime ----------------*- C++ -*-===//
 //
-// tessera.h's functions: each turns its C arguments into the C++ API's
-// (jit::Program, Compiler, interpret, Runtime), runs it, and turns every
-// llvm::Error into a status and the calling thread's last error; a C++
-// exception (an allocation failure) becomes TESSERA_ERROR_RUNTIME too, so
-// nothing escapes into the caller. Compiling uses one process-wide Compiler
-// (its own lock, one MLIR context) with the default disk cache.
+// tessera.h's functions for programs, compiling and interpreting, and the
+// helpers all C API functions share (CApiImpl.h): each function turns its C
+// arguments into the C++ API's (jit::Program, Compiler, interpret), runs it,
+// and turns every llvm::Error into a status and the calling thread's last
+// error; a C++ exception (an allocation failure) becomes
+// TESSERA_ERROR_RUNTIME too, so nothing escapes into the caller. Compiling
+// uses one process-wide Compiler (its own lock, one MLIR context) with the
+// default disk cache. Runtimes, launches and tuning: CApiRuntime.cpp.
 //
 //===----------------------------------------------------------------------===//
-#include "tessera/tessera.h"
+#include "runtime/capi/CApiImpl.h"
 
-#include "runtime/autotune/Tuner.h"
 #include "runtime/cuda/Driver.h"
 #include "runtime/jit/Interpret.h"
-#include "runtime/jit/Runtime.h"
 
 #include <cstdlib>
 #include <cstring>
-#include <exception>
-#include <memory>
-#include <string>
 
 using namespace tessera;
+using namespace tessera::capi;
 
-struct tessera_program {
-  std::shared_ptr<jit::Program> program;
-};
-struct tessera_runtime {
-  std::unique_ptr<jit::Runtime> runtime;
-};
-struct tessera_compiled {
-  jit::CompiledKernel kernel;
-};
+thread_local std::string tessera::capi::lastError;
 
-namespace {
-
-thread_local std::string lastError;
-
-tessera_status fail(tessera_status s, std::string message) {
+tessera_status tessera::capi::fail(tessera_status s, std::string message) {
   lastError = std::move(message);
   return s;
 }
 
-/// `e`'s message under status `s`, or TESSERA_ERROR_NO_GPU for a missing
-/// driver or GPU.
-tessera_status fail(tessera_status s, llvm::Error e) {
+tessera_status tessera::capi::fail(tessera_status s, llvm::Error e) {
   tessera_status status = s;
   std::string message;
   llvm::handleAllErrors(
@@ -57,17 +41,7 @@ tessera_status fail(tessera_status s, llvm::Error e) {
   return fail(status, std::move(message));
 }
 
-/// Runs `body`, turning exceptions into a status.
-template <typename F> tessera_status guarded(F body) {
-  lastError.clear();
-  try {
-    return body();
-  } catch (const std::exception &e) {
-    return fail(TESSERA_ERROR_RUNTIME, std::string("tessera: ") + e.what());
-  } catch (...) {
-    return fail(TESSERA_ERROR_RUNTIME, "tessera: unknown C++ exception");
-  }
-}
+namespace {
 
 llvm::Expected<const jit::KernelSignature &> signatureOf(const tessera_program *p,
                                                          const char *kernel) {
@@ -118,18 +92,22 @@ llvm::Expected<std::map<std::string, int64_t>> paramsOf(const tessera_param *p, 
   return out;
 }
 
-/// A call's kernel, arguments and parameters, checked and converted.
-struct Call {
-  const jit::KernelSignature *sig = nullptr;
-  std::vector<jit::Arg> args;
-  std::map<std::string, int64_t> params;
-};
+jit::Compiler &sharedCompiler() {
+  static jit::DiskCache *cache = [] {
+    const char *env = std::getenv("TESSERA_CACHE_DIR");
+    std::string dir = env && *env ? env : jit::DiskCache::defaultDirectory();
+    return dir == "off" ? nullptr : new jit::DiskCache(dir);
+  }();
+  static jit::Compiler *compiler = new jit::Compiler(cache); // lives as long as the process
+  return *compiler;
+}
 
-/// Fills `call` from the C arguments of a compile, interpretation, launch or
-/// tuning; any failure is TESSERA_ERROR_INVALID_ARGUMENT.
-tessera_status prepare(const tessera_program *program, const char *kernel, const tessera_arg *args,
-                       int32_t numArgs, const tessera_param *params, int32_t numParams,
-                       bool fakeNull, Call &call) {
+} // namespace
+
+tessera_status tessera::capi::prepare(const tessera_program *program, const char *kernel,
+                                      const tessera_arg *args, int32_t numArgs,
+                                      const tessera_param *params, int32_t numParams, bool fakeNull,
+                                      Call &call) {
   auto sig = signatureOf(program, kernel);
   if (!sig)
     return fail(TESSERA_ERROR_INVALID_ARGUMENT, sig.takeError());
@@ -145,12 +123,8 @@ tessera_status prepare(const tessera_program *program, const char *kernel, const
   return TESSERA_OK;
 }
 
-/// The status of a failed launch or interpretation: BINDING when the
-/// arguments do not bind (checked again on this failure path only, so a
-/// successful launch binds once; only their layout matters), else RUNTIME (a
-/// compile error, a driver call, a failed assert: the message says which).
-tessera_status launchStatus(const jit::KernelSignature &sig, const tessera_arg *args,
-                            int32_t numArgs) {
+tessera_status tessera::capi::launchStatus(const jit::KernelSignature &sig, const tessera_arg *args,
+                                           int32_t numArgs) {
   auto probe = deviceArgs(args, numArgs, /*fakeNull=*/true);
   if (!probe) {
     llvm::consumeError(probe.takeError());
@@ -162,27 +136,6 @@ tessera_status launchStatus(const jit::KernelSignature &sig, const tessera_arg *
   llvm::consumeError(b.takeError());
   return TESSERA_ERROR_BINDING;
 }
-
-jit::Compiler &sharedCompiler() {
-  static jit::DiskCache *cache = [] {
-    const char *env = std::getenv("TESSERA_CACHE_DIR");
-    std::string dir = env && *env ? env : jit::DiskCache::defaultDirectory();
-    return dir == "off" ? nullptr : new jit::DiskCache(dir);
-  }();
-  static jit::Compiler *compiler = new jit::Compiler(cache); // lives as long as the process
-  return *compiler;
-}
-
-} // namespace
-
-/// A plan's call, converted once (tessera_launch_prepare).
-struct tessera_prepared_launch {
-  const tessera_launch_plan *plan = nullptr; // its args: data pointers and scalars
-  tessera_runtime *runtime = nullptr;        // as prepared (the plan's may change)
-  const tessera_program *program = nullptr;  // owns call.sig
-  Call call;
-  jit::LaunchOptions opts;
-};
 
 extern "C" {
 
@@ -371,144 +324,6 @@ tessera_status tessera_interpret(const tessera_program *program, const char *ker
     auto info = jit::interpret(*program->program, call.sig->name, host, opts);
     if (!info)
       return fail(launchStatus(*call.sig, args, num_args), info.takeError());
-    return TESSERA_OK;
-  });
-}
-
-tessera_status tessera_runtime_create(int32_t device, tessera_runtime **out) {
-  return guarded([&] {
-    if (!out)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null result");
-    jit::RuntimeOptions opts;
-    opts.device = device;
-    auto rt = jit::Runtime::create(opts);
-    if (!rt)
-      return fail(TESSERA_ERROR_CUDA, rt.takeError());
-    *out = new tessera_runtime{std::move(*rt)};
-    return TESSERA_OK;
-  });
-}
-
-void tessera_runtime_destroy(tessera_runtime *runtime) { delete runtime; }
-
-tessera_status tessera_launch(tessera_runtime *runtime, const tessera_program *program,
-                              const char *kernel, const tessera_arg *args, int32_t num_args,
-                              const tessera_param *params, int32_t num_params, void *stream) {
-  return guarded([&] {
-    if (!runtime || !program)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null runtime or program");
-    Call call;
-    if (tessera_status s = prepare(program, kernel, args, num_args, params, num_params,
-                                   /*fakeNull=*/false, call))
-      return s;
-    jit::LaunchOptions opts;
-    opts.params = std::move(call.params);
-    opts.stream = static_cast<CUstream>(stream);
-    auto info = runtime->runtime->launch(*program->program, call.sig->name, call.args, opts);
-    if (!info)
-      return fail(launchStatus(*call.sig, args, num_args), info.takeError());
-    return TESSERA_OK;
-  });
-}
-
-tessera_status tessera_launch_planned(const tessera_launch_plan *plan, void *stream) {
-  if (!plan)
-    return guarded([] { return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null plan"); });
-  return tessera_launch(plan->runtime, plan->program, plan->kernel, plan->args, plan->num_args,
-                        plan->params, plan->num_params, stream);
-}
-
-tessera_status tessera_launch_prepare(const tessera_launch_plan *plan,
-                                      tessera_prepared_launch **out) {
-  return guarded([&] {
-    if (!plan || !out)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null plan or result");
-    if (!plan->runtime || !plan->program)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null runtime or program");
-    auto prepared = std::make_unique<tessera_prepared_launch>();
-    prepared->plan = plan;
-    prepared->runtime = plan->runtime;
-    prepared->program = plan->program;
-    if (tessera_status s =
-            prepare(plan->program, plan->kernel, plan->args, plan->num_args, plan->params,
-                    plan->num_params, /*fakeNull=*/false, prepared->call))
-      return s;
-    prepared->opts.params = std::move(prepared->call.params);
-    *out = prepared.release();
-    return TESSERA_OK;
-  });
-}
-
-tessera_status tessera_launch_prepared(tessera_prepared_launch *prepared, void *stream) {
-  return guarded([&] {
-    if (!prepared)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null prepared launch");
-    const tessera_launch_plan &plan = *prepared->plan;
-    std::vector<jit::Arg> &args = prepared->call.args;
-    // The arguments' kinds were checked when the plan was prepared.
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (auto *t = std::get_if<jit::TensorArg>(&args[i]))
-        t->data = plan.args[i].data;
-      else
-        std::get<jit::ScalarArg>(args[i]).value = plan.args[i].scalar;
-    }
-    prepared->opts.stream = static_cast<CUstream>(stream);
-    const jit::KernelSignature &sig = *prepared->call.sig;
-    auto info = prepared->runtime->runtime->launch(*prepared->program->program, sig.name, args,
-                                                   prepared->opts);
-    if (!info)
-      return fail(launchStatus(sig, plan.args, (int32_t)args.size()), info.takeError());
-    return TESSERA_OK;
-  });
-}
-
-void tessera_prepared_launch_destroy(tessera_prepared_launch *prepared) { delete prepared; }
-
-tessera_status tessera_tune(tessera_runtime *runtime, const tessera_program *program,
-                            const char *kernel, const tessera_arg *args, int32_t num_args,
-                            double budget_seconds, uint32_t flags, char *best, size_t best_size,
-                            double *best_ms) {
-  return guarded([&] {
-    if (!runtime || !program)
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: a null runtime or program");
-    if (!(budget_seconds > 0))
-      return fail(TESSERA_ERROR_INVALID_ARGUMENT, "tessera: the budget must be positive seconds");
-    Call call;
-    if (tessera_status s =
-            prepare(program, kernel, args, num_args, nullptr, 0, /*fakeNull=*/true, call))
-      return s;
-    const jit::KernelSignature &sig = *call.sig;
-    auto binding = jit::bindArguments(sig, call.args);
-    if (!binding)
-      return fail(TESSERA_ERROR_BINDING, binding.takeError());
-    autotune::TuneRequest req;
-    req.kernel = sig.name;
-    req.dims = binding->dims;
-    req.index64 = binding->index64;
-    req.warpSpecialize = flags & TESSERA_TUNE_WARP_SPECIALIZE;
-    req.tmaStore = flags & TESSERA_TUNE_TMA_STORE;
-    autotune::TimingOptions to;
-    to.budgetSeconds = budget_seconds;
-    for (auto [p, arg] : llvm::zip(sig.params, call.args))
-      if (auto *s = std::get_if<jit::ScalarArg>(&arg))
-        to.scalars[p.name] = s->value;
-    jit::Runtime &rt = *runtime->runtime;
-    std::string db = rt.tuningDatabase().empty() ? "off" : rt.tuningDatabase();
-    auto outcome = autotune::tuneOnGpu(rt, *program->program, req, to, db);
-    if (!outcome)
-      return fail(TESSERA_ERROR_RUNTIME, outcome.takeError());
-    if (outcome->timing.best < 0)
-      return fail(TESSERA_ERROR_RUNTIME,
-                  "tessera: no configuration of '" + sig.name + "' ran correctly");
-    const autotune::Candidate &w = outcome->compiled.candidates[outcome->timing.best];
-    if (best && best_size) {
-      std::string text = w.config.text();
-      size_t n = std::min(text.size(), best_size - 1);
-      std::memcpy(best, text.data(), n);
-      best[n] = 0;
-    }
-    if (best_ms)
-      *best_ms = w.ms;
     return TESSERA_OK;
   });
 }
