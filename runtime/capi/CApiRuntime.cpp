@@ -25,6 +25,21 @@ struct tessera_prepared_launch {
   jit::LaunchOptions opts;
 };
 
+namespace {
+
+/// Launches `args` (converted from `cargs`) with `opts`; a failure's status
+/// says whether the arguments bind (launchStatus).
+tessera_status launchConverted(tessera_runtime *runtime, const tessera_program *program,
+                               const jit::KernelSignature &sig, llvm::ArrayRef<jit::Arg> args,
+                               const jit::LaunchOptions &opts, const tessera_arg *cargs) {
+  auto info = runtime->runtime->launch(*program->program, sig.name, args, opts);
+  if (!info)
+    return fail(launchStatus(sig, cargs, (int32_t)args.size()), info.takeError());
+  return TESSERA_OK;
+}
+
+} // namespace
+
 extern "C" {
 
 tessera_status tessera_runtime_create(int32_t device, tessera_runtime **out) {
@@ -56,10 +71,7 @@ tessera_status tessera_launch(tessera_runtime *runtime, const tessera_program *p
     jit::LaunchOptions opts;
     opts.params = std::move(call.params);
     opts.stream = static_cast<CUstream>(stream);
-    auto info = runtime->runtime->launch(*program->program, call.sig->name, call.args, opts);
-    if (!info)
-      return fail(launchStatus(*call.sig, args, num_args), info.takeError());
-    return TESSERA_OK;
+    return launchConverted(runtime, program, *call.sig, call.args, opts, args);
   });
 }
 
@@ -105,12 +117,8 @@ tessera_status tessera_launch_prepared(tessera_prepared_launch *prepared, void *
         std::get<jit::ScalarArg>(args[i]).value = plan.args[i].scalar;
     }
     prepared->opts.stream = static_cast<CUstream>(stream);
-    const jit::KernelSignature &sig = *prepared->call.sig;
-    auto info = prepared->runtime->runtime->launch(*prepared->program->program, sig.name, args,
-                                                   prepared->opts);
-    if (!info)
-      return fail(launchStatus(sig, plan.args, (int32_t)args.size()), info.takeError());
-    return TESSERA_OK;
+    return launchConverted(prepared->runtime, prepared->program, *prepared->call.sig, args,
+                           prepared->opts, plan.args);
   });
 }
 
