@@ -243,14 +243,22 @@ void tessera::bench::printTable(llvm::raw_ostream &os, llvm::ArrayRef<Result> re
     for (const Side &s : r.sides) {
       std::string tp = llvm::formatv("{0:F1} {1}", r.throughput(s), r.unit()).str();
       std::string speed = &s == &t ? "-" : llvm::formatv("{0:F2}x", s.ms / t.ms).str();
-      std::string rel =
-          &s == &t ? "(ref)" : llvm::formatv("{0:E1}{1}", s.relErr, s.ok ? "" : " FAIL").str();
+      // A rival from a rivals file checked its own output against its own reference.
+      std::string rel = &s == &t ? "(ref)"
+                        : s.external
+                            ? (s.ok ? "own ref" : "own FAIL")
+                            : llvm::formatv("{0:E1}{1}", s.relErr, s.ok ? "" : " FAIL").str();
       os << llvm::format("%-10s %-22s %-8s %10.4f %10.4f %10.4f %12s %7.1f%% %9s %10s  %s\n",
                          r.spec.family.c_str(), r.spec.label.c_str(), s.name.c_str(), s.ms, s.minMs,
                          s.maxMs, tp.c_str(), roof.of(r, s), speed.c_str(), rel.c_str(),
                          s.note.c_str());
     }
   }
+  if (llvm::any_of(results, [](const Result &r) {
+        return llvm::any_of(r.sides, [](const Side &s) { return s.external; });
+      }))
+    os << "own ref: a side measured by another program on the same GPU (--rivals), on its own "
+          "inputs of these shapes, its output checked by that program\n";
   os << "speedup: the side's median over Tessera's (above 1: Tessera is faster); % roof: of the "
         "measured copy "
         "bandwidth ("
@@ -286,6 +294,7 @@ void tessera::bench::writeJSON(llvm::raw_ostream &os, llvm::ArrayRef<Result> res
                                         {"speedup_vs_tessera", s.ms / r.sides.front().ms},
                                         {"rel_err_vs_tessera", number(s.relErr)},
                                         {"ok", s.ok},
+                                        {"external", s.external},
                                         {"note", s.note}});
     }
   os << llvm::formatv("{0:2}",

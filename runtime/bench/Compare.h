@@ -41,6 +41,9 @@ struct Side {
   double relErr = 0; // against Tessera's output
   bool ok = true;    // relErr within the gate
   std::string note;  // e.g. "tuned BM=128 BN=128"
+  /// Measured by another program on its own inputs (Rivals.h): no relative
+  /// error against Tessera's output; its own script checked it.
+  bool external = false;
 };
 
 struct Result {

@@ -2,6 +2,7 @@
 #include "runtime/autotune/Model.h"
 #include "runtime/bench/Baseline.h"
 #include "runtime/bench/Compare.h"
+#include "runtime/bench/Rivals.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -109,6 +110,90 @@ TEST(BenchReports, TableJsonAndSvg) {
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("<polyline"), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+// Rows another program measured (PyTorch SDPA through scripts/device-baselines.py
+// --json) join the suite's rows of the same workload and size.
+TEST(BenchRivals, JoinTheSuitesRowsBySize) {
+  auto rivals = parseRivals(R"({"device": "NVIDIA H200", "rows": [
+      {"workload": "attention", "size": "B4 H32 N4096 D128", "side": "sdpa-cudnn",
+       "median_ms": 1.6, "min_ms": 1.5, "max_ms": 1.7, "ok": true, "note": "PyTorch SDPA"},
+      {"workload": "attention", "size": "B4 H32 N4096 D128", "side": "sdpa-flash",
+       "median_ms": 2.4, "min_ms": 2.3, "max_ms": 2.5, "ok": false},
+      {"workload": "attention", "size": "B9 H1 N7 D64", "side": "sdpa-cudnn",
+       "median_ms": 0.1, "min_ms": 0.1, "max_ms": 0.1, "ok": true}]})",
+                            "r.json");
+  ASSERT_TRUE((bool)rivals) << llvm::toString(rivals.takeError());
+  ASSERT_EQ(rivals->rows.size(), 3u);
+  Result r;
+  r.spec.family = "attention";
+  r.spec.label = "B4 H32 N4096 D128";
+  r.spec.flops = 1099511627776.0;
+  r.sides = {Side{"tessera", 2.0, 1.9, 2.1, 0, true, "tuned"}};
+  std::vector<Result> results = {r};
+  auto unmatched = attachRivals(results, *rivals, "NVIDIA H200");
+  ASSERT_TRUE((bool)unmatched) << llvm::toString(unmatched.takeError());
+  EXPECT_EQ(*unmatched, (std::vector<std::string>{"sdpa-cudnn attention B9 H1 N7 D64"}));
+  ASSERT_EQ(results[0].sides.size(), 3u);
+  EXPECT_TRUE(results[0].sides[1].external);
+  EXPECT_FALSE(results[0].sides[2].ok);
+  Roofline roof;
+  std::string table;
+  llvm::raw_string_ostream ts(table);
+  printTable(ts, results, roof);
+  EXPECT_NE(table.find("sdpa-cudnn"), std::string::npos) << table;
+  EXPECT_NE(table.find("0.80x"), std::string::npos) << table; // cuDNN 1.6 ms against 2.0
+  EXPECT_NE(table.find("own ref"), std::string::npos) << table;
+  EXPECT_NE(table.find("own FAIL"), std::string::npos) << table;
+  std::string json;
+  llvm::raw_string_ostream js(json);
+  writeJSON(js, results, roof, "NVIDIA H200");
+  auto v = llvm::json::parse(json);
+  ASSERT_TRUE((bool)v) << llvm::toString(v.takeError());
+  const llvm::json::Object *row = (*v->getAsObject()->getArray("rows"))[1].getAsObject();
+  EXPECT_EQ(row->getBoolean("external"), std::optional<bool>(true));
+  EXPECT_EQ(row->get("rel_err_vs_tessera")->kind(), llvm::json::Value::Null);
+  // Measured on another GPU: refused, not mixed in.
+  auto other = attachRivals(results, *rivals, "NVIDIA H100 80GB HBM3");
+  ASSERT_FALSE((bool)other);
+  EXPECT_NE(
+      llvm::toString(other.takeError()).find("measured on NVIDIA H200, this GPU is NVIDIA H100"),
+      std::string::npos);
+}
+
+TEST(BenchRivals, BadFilesSayWhichRowAndField) {
+  auto err = [](llvm::StringRef text) {
+    auto r = parseRivals(text, "r.json");
+    return r ? std::string("parsed") : llvm::toString(r.takeError());
+  };
+  EXPECT_NE(err("{").find("r.json: not JSON"), std::string::npos);
+  EXPECT_NE(err(R"({"rows": []})").find("\"device\" must name the GPU"), std::string::npos);
+  EXPECT_NE(err(R"({"device": "G", "rows": {}})").find("\"rows\" must be an array"),
+            std::string::npos);
+  std::string row = R"({"workload": "attention", "size": "S", "side": "x", "median_ms": 1,
+                        "min_ms": 1, "max_ms": 1, "ok": true})";
+  EXPECT_EQ(err(R"({"device": "G", "rows": [)" + row + "]}"), "parsed");
+  EXPECT_NE(err(R"({"device": "G", "rows": [)" + row + "," + row + "]}")
+                .find("r.json: row 1: a second \"x\" row for attention S"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"device": "G", "rows": [1]})").find("row 0: a row must be an object"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"device": "G", "rows": [{"workload": "attention", "size": "S", "side": "x",
+                "median_ms": -1, "min_ms": 1, "max_ms": 1, "ok": true}]})")
+                .find("row 0: \"median_ms\" must be a positive number"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"device": "G", "rows": [{"workload": "attention", "size": "S", "side": "x",
+                "median_ms": 1, "min_ms": 1, "max_ms": 1}]})")
+                .find("row 0: \"ok\" must be true or false"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"device": "G", "rows": [{"workload": "attention", "size": "S",
+                "side": "tessera", "median_ms": 1, "min_ms": 1, "max_ms": 1, "ok": true}]})")
+                .find("a rival cannot be named \"tessera\""),
+            std::string::npos);
+  EXPECT_NE(err(R"({"device": "G", "rows": [{"size": "S", "side": "x", "median_ms": 1,
+                "min_ms": 1, "max_ms": 1, "ok": true}]})")
+                .find("row 0: \"workload\" must be a non-empty string"),
+            std::string::npos);
 }
 
 // Every row of `tessera bench --suite` names a program and kernel that exist,

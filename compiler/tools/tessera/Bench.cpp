@@ -9,7 +9,8 @@
 // when every file compiles, 1 when one does not, 2 without NVRTC.
 // `tessera bench FILE.tile --against FILE.cu:KERNEL --dim ...` and `tessera bench
 // --suite` run the comparisons on the GPU (runtime/bench/Compare.h): a table on
-// stdout, --json and --svg reports; exit 1 when an output is off.
+// stdout, --json and --svg reports; exit 1 when an output is off. `--rivals FILE`
+// joins rows another program measured on the same GPU (runtime/bench/Rivals.h).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/tools/tessera/Driver.h"
@@ -20,10 +21,12 @@
 #include "lib/Target/TargetInfo.h"
 #include "runtime/bench/Baseline.h"
 #include "runtime/bench/Compare.h"
+#include "runtime/bench/Rivals.h"
 #include "runtime/cuda/Driver.h"
 #include "runtime/cuda/Nvrtc.h"
 #include "runtime/jit/Runtime.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -33,6 +36,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <unistd.h>
 
 using namespace tessera;
@@ -81,6 +85,17 @@ int writeFile(const std::string &path, llvm::function_ref<void(llvm::raw_ostream
 
 int runComparisons(const BenchOptions &opts) {
   std::vector<bench::PairSpec> specs;
+  if (!opts.rivals.empty() && !opts.suite) {
+    printToolError(llvm::errs(), "--rivals joins rows to the suite's: it needs --suite");
+    return 1;
+  }
+  std::optional<bench::Rivals> rivals; // read before any GPU work: a bad file fails fast
+  if (!opts.rivals.empty()) {
+    auto r = bench::readRivals(opts.rivals);
+    if (!r)
+      return report(r.takeError());
+    rivals = std::move(*r);
+  }
   if (opts.suite) {
     auto tree = sourceTree(opts.sourceDir);
     if (!tree)
@@ -146,6 +161,19 @@ int runComparisons(const BenchOptions &opts) {
     for (const bench::Side &s : r->sides)
       allOk &= s.ok;
     results.push_back(std::move(*r));
+  }
+  if (rivals) {
+    auto unmatched = bench::attachRivals(results, *rivals, device);
+    if (!unmatched)
+      return report(unmatched.takeError());
+    if (!unmatched->empty())
+      llvm::errs() << "note: " << unmatched->size() << " rival rows match no row run here ("
+                   << llvm::join(*unmatched, "; ") << ")\n";
+    for (const bench::Result &r : results)
+      for (const bench::Side &s : r.sides)
+        if (s.external && !s.ok)
+          llvm::errs() << "note: the rival " << s.name << " of " << r.spec.family << " "
+                       << r.spec.label << " failed its own output check\n";
   }
   roof.measureComputeFrom(results);
   llvm::outs() << "device: " << device << " (" << (*rt)->deviceArch() << "; Tessera code for "

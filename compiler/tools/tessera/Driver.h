@@ -119,6 +119,9 @@ struct BenchOptions {
   std::string only;      // --suite: the rows whose "workload size" contains it
   std::string sourceDir; // where --suite finds examples/ and test/programs/; empty: found
   std::string json, svg;
+  /// --suite: rows another program measured on this GPU (runtime/bench/Rivals.h),
+  /// shown beside the suite's rows of the same workload and size.
+  std::string rivals;
   int reps = 30;
   bool compileOnly = false;
   std::string cudaDir; // the .cu baselines; empty: examples/cuda of the source tree

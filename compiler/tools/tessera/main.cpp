@@ -143,6 +143,9 @@ int main(int argc, char **argv) {
       "where --suite finds the kernels (default: the working directory, "
       "$TESSERA_SOURCE_DIR, or the tree around the tessera binary or it was built from)");
   bn->add_option("--json", bench.json, "write the results as JSON");
+  bn->add_option("--rivals", bench.rivals,
+                 "with --suite: a JSON file of rows measured on this GPU by another program "
+                 "(scripts/device-baselines.py --json), shown beside the suite's rows");
   bn->add_option("--svg", bench.svg, "write throughput against size as an SVG plot");
   bn->add_option("--reps", bench.reps, "timed launches per side")->capture_default_str();
   bn->add_flag("--compile-only", bench.compileOnly,
