@@ -149,8 +149,9 @@ llvm::Expected<std::string> tessera::pipeline::toLLVMIR(ModuleOp module, llvm::S
 }
 
 llvm::Expected<std::string> tessera::pipeline::toPTX(ModuleOp module, llvm::StringRef arch,
-                                                     unsigned optLevel) {
+                                                     unsigned optLevel, llvm::StringRef passes) {
   target::PTXOptions options;
   options.optLevel = optLevel;
+  options.passes = passes.str();
   return target::emitPTX(module, arch, options);
 }

@@ -54,8 +54,9 @@ mlir::LogicalResult padExtents(mlir::tile::KernelOp kernel);
 /// The whole back end for an LLVM-dialect module from lowerToLLVMDialect.
 llvm::Expected<std::string> toLLVMIR(mlir::ModuleOp module, llvm::StringRef arch);
 /// `optLevel` is LLVM's (0-3); ptxas optimizes the PTX again either way.
+/// `passes`, when set, replaces the IR pipeline (target::PTXOptions::passes).
 llvm::Expected<std::string> toPTX(mlir::ModuleOp module, llvm::StringRef arch,
-                                  unsigned optLevel = 1);
+                                  unsigned optLevel = 1, llvm::StringRef passes = "");
 
 } // namespace tessera::pipeline
 

@@ -36,6 +36,7 @@
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/IPO/Internalize.h"
 
+#include <cstdlib>
 #include <mutex>
 #include <utility>
 
@@ -329,7 +330,7 @@ Expected<std::unique_ptr<Module>> translate(mlir::ModuleOp module, const TargetM
   return std::move(m);
 }
 
-Error optimize(Module &m, TargetMachine &tm, unsigned optLevel) {
+Error optimize(Module &m, TargetMachine &tm, unsigned optLevel, StringRef passes) {
   LoopAnalysisManager lam;
   FunctionAnalysisManager fam;
   CGSCCAnalysisManager cgam;
@@ -350,8 +351,15 @@ Error optimize(Module &m, TargetMachine &tm, unsigned optLevel) {
                             : optLevel == 1 ? OptimizationLevel::O1
                             : optLevel == 2 ? OptimizationLevel::O2
                                             : OptimizationLevel::O3;
-  ModulePassManager mpm =
-      optLevel == 0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);
+  ModulePassManager mpm;
+  if (!passes.empty()) {
+    if (Error e = pb.parsePassPipeline(mpm, passes))
+      return makeError("the LLVM pass pipeline '" + passes +
+                       "' does not parse: " + toString(std::move(e)));
+  } else {
+    mpm =
+        optLevel == 0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);
+  }
   mpm.run(m, mam);
   return Error::success();
 }
@@ -373,6 +381,14 @@ Expected<std::string> codegen(Module &m, TargetMachine &tm, DiagnosticCollector 
 }
 
 } // namespace
+
+const std::string &defaultLLVMPasses() {
+  static const std::string passes = [] {
+    const char *env = getenv("TESSERA_LLVM_PASSES");
+    return std::string(env ? env : "");
+  }();
+  return passes;
+}
 
 void registerTargetDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
@@ -422,7 +438,7 @@ Expected<std::string> emitPTX(Module &m, StringRef arch, const PTXOptions &optio
     m.setTargetTriple(Triple(kNVPTXTriple));
   m.setDataLayout((*tm)->createDataLayout());
   DiagnosticCollector diags(m.getContext());
-  if (Error e = optimize(m, **tm, options.optLevel))
+  if (Error e = optimize(m, **tm, options.optLevel, options.passes))
     return std::move(e);
   if (Error e = diags.take("LLVM optimization failed"))
     return std::move(e);
@@ -438,7 +454,7 @@ Expected<std::string> emitPTX(mlir::ModuleOp module, StringRef arch, const PTXOp
   Expected<std::unique_ptr<Module>> m = translate(module, **tm, llvmContext, diags);
   if (!m)
     return m.takeError();
-  if (Error e = optimize(**m, **tm, options.optLevel))
+  if (Error e = optimize(**m, **tm, options.optLevel, options.passes))
     return std::move(e);
   if (Error e = diags.take("LLVM optimization failed"))
     return std::move(e);

@@ -4,7 +4,8 @@
 // `llvm.func`s (kernels carry the `nvvm.kernel` unit attribute, optionally
 // `nvvm.maxntid` / `nvvm.reqntid`) using llvm, nvvm and `llvm.inline_asm` ops, as
 // produced by lib/Conversion. It translates that to LLVM IR for
-// `nvptx64-nvidia-cuda`, optimizes it with LLVM's O3 pipeline for NVPTX, emits
+// `nvptx64-nvidia-cuda`, optimizes it with LLVM's default<O1> pipeline for NVPTX
+// (another level, or the pass pipeline PTXOptions::passes names), emits
 // PTX with the NVPTX backend, and assembles PTX to a cubin with ptxas.
 //
 // Every entry point reports failure as an llvm::Error with a readable message;
@@ -53,7 +54,14 @@ struct PTXOptions {
   /// docs/BENCHMARKS.md) O1 and O3 PTX ran the matmul and attention examples
   /// equally fast (within 1.5%) while O1 compiles attention about 15 ms sooner.
   unsigned optLevel = 1;
+  /// An LLVM pass pipeline in `opt -passes` syntax run instead of default<O{optLevel}>
+  /// on the IR (the code generator keeps optLevel); empty: the default. For
+  /// measuring cheaper pipelines (defaultLLVMPasses() reads it from the environment).
+  std::string passes;
 };
+
+/// $TESSERA_LLVM_PASSES (read once), or empty: what requests use unless told.
+const std::string &defaultLLVMPasses();
 
 /// Registers the builtin, LLVM and NVVM dialects and their LLVM IR translations.
 /// A context built from such a registry (with the dialects loaded) never needs

@@ -321,7 +321,8 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
       attrText(kernel->getAttr("tile.num_sms")) + "\naligned " + (req.aligned ? "1" : "0") +
       "\narch " + req.arch + "\nO" + std::to_string(req.optLevel) + "\ndriver " +
       std::to_string(req.driverVersion) + "\nbuild " + TESSERA_BUILD_ID +
-      (req.debug ? "\ndebug" : "") + (req.index64 ? "\nindex64" : "");
+      (req.debug ? "\ndebug" : "") + (req.index64 ? "\nindex64" : "") +
+      (req.llvmPasses.empty() ? "" : "\nllvm-passes " + req.llvmPasses);
   for (const ScheduleOption &o : kScheduleOptions)
     keyText += std::string("\n") + o.name + " " + attrText(kernel->getAttr(o.attr));
   if (req.aligned && !req.unalignedArgs.empty()) {
@@ -381,7 +382,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
         out.tensorMaps.push_back(std::move(use));
       }
   });
-  auto ptx = pipeline::toPTX(*module, req.arch, req.optLevel);
+  auto ptx = pipeline::toPTX(*module, req.arch, req.optLevel, req.llvmPasses);
   if (!ptx)
     return makeError("code generation failed: " + llvm::toString(ptx.takeError()));
   out.ptx = std::move(*ptx);

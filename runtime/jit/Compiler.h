@@ -14,6 +14,7 @@
 #include "dialects/Tile/Knobs.h"
 #include "lib/Support/DType.h"
 #include "lib/Support/Diagnostics.h"
+#include "lib/Target/PTX.h"
 #include "lib/Target/TargetInfo.h"
 #include "runtime/jit/DiskCache.h"
 
@@ -99,6 +100,10 @@ struct CompileRequest {
   std::vector<int64_t> unalignedArgs;
   std::string arch = target::TargetInfo::kDefaultArch.str();
   unsigned optLevel = 1;
+  /// Replaces LLVM's IR pipeline (target::PTXOptions::passes); by default
+  /// $TESSERA_LLVM_PASSES, so that one variable switches every compile of a
+  /// process (runtime, tuner, bench) for a measurement. Part of the cache key.
+  std::string llvmPasses = target::defaultLLVMPasses();
   int driverVersion = 0; // part of the cache key when known
   int64_t numSms = 0;    // what num_sms() is (the GPU's multiprocessors); 0: unknown
   /// Compile assert()s in (docs/kernel-abi.md, "Asserts"); otherwise they are

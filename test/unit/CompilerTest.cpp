@@ -56,6 +56,32 @@ TEST(Compiler, OneSpecializationServesEverySizeWithTheSameValues) {
   EXPECT_EQ(u->ptx.find("ld.global.v4"), std::string::npos);
 }
 
+// A pass pipeline replacing default<O1> (for measuring cheaper ones) is part of
+// the key: its PTX is never served for the default's, nor the other way round;
+// one that does not parse fails the compile with LLVM's reason.
+TEST(Compiler, ALLVMPassPipelineIsPartOfTheKey) {
+  auto prog = example("vector_add.tile");
+  ASSERT_TRUE(prog);
+  Compiler c;
+  auto withPasses = [&](std::string passes) {
+    CompileRequest r;
+    r.dims = {{"N", 1000}};
+    r.llvmPasses = std::move(passes);
+    return c.compile(*prog, r);
+  };
+  auto a = withPasses(""), b = withPasses("function(instcombine)");
+  ASSERT_TRUE((bool)a) << llvm::toString(a.takeError());
+  ASSERT_TRUE((bool)b) << llvm::toString(b.takeError());
+  EXPECT_NE(a->key, b->key);
+  EXPECT_NE(b->ptx.find(".entry vector_add"), std::string::npos);
+  auto bad = withPasses("function(no-such-pass)");
+  ASSERT_FALSE((bool)bad);
+  EXPECT_NE(llvm::toString(bad.takeError())
+                .find("the LLVM pass pipeline 'function(no-such-pass)' does not parse: unknown "
+                      "function pass 'no-such-pass'"),
+            std::string::npos);
+}
+
 // A block table whose rows are not whole 16-byte units (the vLLM layout with
 // 506 pages per sequence) costs only its own accesses: the paged K and V rows
 // keep their 16-byte cp.async copies into the pipeline's stages, where the

@@ -189,8 +189,11 @@ int emitCodegen(const CompileOptions &opts, const SourceFile &file, const Specia
     return writeOutput(opts, [&](llvm::raw_ostream &os) { module->print(os); });
   mlir::TimingScope backend =
       timer.root.nest(stage == EmitStage::LLVM ? "LLVM IR" : "LLVM IR and PTX (NVPTX)");
-  auto text = stage == EmitStage::LLVM ? pipeline::toLLVMIR(*module, opts.arch)
-                                       : pipeline::toPTX(*module, opts.arch, opts.optLevel);
+  auto text = stage == EmitStage::LLVM
+                  ? pipeline::toLLVMIR(*module, opts.arch)
+                  : pipeline::toPTX(*module, opts.arch, opts.optLevel,
+                                    opts.llvmPasses.empty() ? target::defaultLLVMPasses()
+                                                            : opts.llvmPasses);
   backend.stop();
   if (!text) {
     printToolError(llvm::errs(), "code generation failed: " + llvm::toString(text.takeError()));

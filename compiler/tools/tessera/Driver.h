@@ -57,6 +57,9 @@ struct CompileOptions {
   bool unaligned = false;
   /// LLVM's optimization level for --emit ptx|cubin (0-3).
   unsigned optLevel = 1;
+  /// An LLVM pass pipeline replacing default<O{optLevel}> (--llvm-passes, else
+  /// $TESSERA_LLVM_PASSES); empty: the default.
+  std::string llvmPasses;
   /// What num_sms() is (no GPU decides it here); 0: unknown.
   int64_t sms = 0;
   /// Compile assert()s in (--emit gpu|llvm|ptx|cubin); otherwise they are dropped.

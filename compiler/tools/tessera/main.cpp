@@ -61,6 +61,9 @@ int main(int argc, char **argv) {
                 "LLVM optimization level for ptx and cubin (ptxas optimizes again)")
       ->check(CLI::Range(0u, 3u))
       ->capture_default_str();
+  c->add_option("--llvm-passes", compile.llvmPasses,
+                "an LLVM pass pipeline (opt -passes syntax) run on the IR instead of "
+                "default<O-level>, for measuring cheaper ones (default: $TESSERA_LLVM_PASSES)");
 
   tessera::RunOptions run;
   CLI::App *r = app.add_subcommand(
