@@ -289,6 +289,13 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
   mlir::OwningOpRef<mlir::ModuleOp> module = std::move(*moduleOr);
   DiagnosticEngine diags(program.file());
   CompiledKernel out;
+  auto stage = start; // the end of the last stage timed
+  auto lap = [&stage](double &ms) {
+    auto now = std::chrono::steady_clock::now();
+    ms = std::chrono::duration<double, std::milli>(now - stage).count();
+    stage = now;
+  };
+  lap(out.frontendMs);
   out.entry = sig->name;
   auto grid = evaluateGrid(kernel, *sig, req);
   if (!grid)
@@ -361,6 +368,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
     if (mlir::failed(pipeline::lowerToLLVMDialect(*module, req.arch)))
       return makeError(rendered(diags));
   }
+  lap(out.passesMs);
   module->walk([&](mlir::LLVM::LLVMFuncOp fn) {
     if (fn.getSymName() != sig->name)
       return;
@@ -386,6 +394,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
   if (!ptx)
     return makeError("code generation failed: " + llvm::toString(ptx.takeError()));
   out.ptx = std::move(*ptx);
+  lap(out.llvmMs);
   if (cache_ && !req.debug) {
     CacheEntry e{out.entry, out.ptx, out.numWarps, out.sharedBytes, out.tensorMaps, out.splitK};
     if (llvm::Error e2 = cache_->store(out.key, e))

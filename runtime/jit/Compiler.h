@@ -134,7 +134,10 @@ struct CompiledKernel {
   bool persistent = false;                 // grid[0] virtual programs, launched in as many as fit
   std::array<int64_t, 3> grid = {1, 1, 1}; // for the request's dims and scalars
   bool fromDisk = false;
-  double compileMs = 0;            // frontend + (unless from disk) code generation
+  double compileMs = 0; // frontend + (unless from disk) code generation
+  /// compileMs by stage: the frontend (parse, check, specialized tile IR), the
+  /// code generation passes (to the LLVM dialect), LLVM IR to PTX (0 from disk).
+  double frontendMs = 0, passesMs = 0, llvmMs = 0;
   std::vector<AssertSite> asserts; // debug kernels: the checks compiled in
 
   /// The threads a launch gives each program.

@@ -15,10 +15,39 @@
 #include "runtime/autotune/Model.h"
 #include "runtime/autotune/TuneDB.h"
 
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <chrono>
 
 using namespace tessera;
 using namespace tessera::jit;
+
+namespace {
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// RuntimeOptions::timings: where a compile's time went, one line.
+void printTimings(llvm::StringRef kernel, llvm::StringRef config, const LaunchInfo &i,
+                  bool loaded) {
+  llvm::errs() << "tessera: timings of " << kernel << (config.empty() ? "" : " [") << config
+               << (config.empty() ? "" : "]") << ": cost model " << llvm::format("%.1f", i.modelMs)
+               << " ms, frontend " << llvm::format("%.1f", i.frontendMs) << " ms, ";
+  if (i.fromDisk)
+    llvm::errs() << "PTX from the disk cache, ";
+  else
+    llvm::errs() << "code generation passes " << llvm::format("%.1f", i.passesMs)
+                 << " ms, LLVM IR and PTX " << llvm::format("%.1f", i.llvmMs) << " ms, ";
+  if (!loaded) {
+    llvm::errs() << "the module was already loaded\n";
+    return;
+  }
+  llvm::errs() << (i.cubinFromDisk ? "cubin from the disk cache " : "driver JIT ")
+               << llvm::format("%.1f", i.jitMs) << " ms, module load "
+               << llvm::format("%.1f", i.moduleMs) << " ms\n";
+}
+} // namespace
 
 llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
                                                      const KernelSignature &sig,
@@ -74,11 +103,13 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
       }
     }
     if (req.params.empty() && opts.useModel) {
+      auto t0 = std::chrono::steady_clock::now();
       auto chosen = autotune::chooseDefault(compiler_, program, req, target_, multiprocessors_);
       if (!chosen)
         return chosen.takeError();
       req.params = std::move(*chosen);
       info.modeled = !req.params.empty();
+      info.modelMs = msSince(t0);
     }
     auto ck = compiler_.compile(program, req);
     if (!ck)
@@ -86,12 +117,17 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
     info.compiled = true;
     info.fromDisk = ck->fromDisk;
     info.compileMs = ck->compileMs;
+    info.frontendMs = ck->frontendMs;
+    info.passesMs = ck->passesMs;
+    info.llvmMs = ck->llvmMs;
     auto &slot = loaded_[ck->key];
+    bool loadedNow = !slot;
     if (!slot) {
       auto t0 = std::chrono::steady_clock::now();
       auto image = driverCubin(*ck, disk_.get(), &info.cubinFromDisk);
       if (!image)
         return image.takeError();
+      info.jitMs = msSince(t0);
       auto mod = cuda::Module::load(*image);
       if (!mod)
         return mod.takeError();
@@ -106,8 +142,8 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
                 "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"))
           return std::move(e);
       }
-      info.loadMs =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      info.loadMs = msSince(t0);
+      info.moduleMs = info.loadMs - info.jitMs;
       slot = std::make_unique<Loaded>(Loaded{std::move(*mod), *fn, ck->numWarps, ck->sharedBytes,
                                              ck->key, ck->tensorMaps, ck->splitK, ck->asserts});
     }
@@ -124,6 +160,8 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
       grid[0] = std::min<int64_t>(grid[0], (int64_t)multiprocessors_ * std::max(perSM, 1));
     }
     std::string config = req.params.empty() ? "" : autotune::Config{req.params}.text();
+    if (timings_)
+      printTimings(sig.name, config, info, loadedNow);
     found = prepared_.emplace(sigKey, Prepared{slot.get(), grid, info.tuned, info.modeled, config})
                 .first;
   }

@@ -51,12 +51,16 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &o
     return name.takeError();
   auto rt = std::unique_ptr<Runtime>(new Runtime(std::move(*ctx), std::move(*target), *deviceArch,
                                                  std::move(disk), opts.optLevel));
-  const char *noTuning = getenv("TESSERA_NO_TUNING");
-  if (opts.tuningDB != "off" && !(noTuning && *noTuning && std::string(noTuning) != "0"))
+  // A variable set to anything but "" or "0".
+  auto envFlag = [](const char *var) {
+    const char *v = getenv(var);
+    return v && *v && std::string(v) != "0";
+  };
+  if (opts.tuningDB != "off" && !envFlag("TESSERA_NO_TUNING"))
     rt->tuningDB_ = opts.tuningDB.empty() ? autotune::TuneDB::defaultPath() : opts.tuningDB;
   rt->gpuName_ = *name;
-  const char *debug = getenv("TESSERA_DEBUG");
-  rt->debug_ = opts.debug || (debug && *debug && std::string(debug) != "0");
+  rt->debug_ = opts.debug || envFlag("TESSERA_DEBUG");
+  rt->timings_ = opts.timings || envFlag("TESSERA_TIMINGS");
   rt->index64_ = opts.index64;
   auto sms = rt->ctx_.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   if (!sms)

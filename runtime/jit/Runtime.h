@@ -65,6 +65,11 @@ struct LaunchInfo {
   std::string config;   // the parameters launched, "BM=128 BN=256 ..." (empty: none declared)
   double compileMs = 0; // frontend + codegen, or frontend + disk read
   double loadMs = 0;    // the driver's PTX JIT (cuLink) unless cached, and cuModuleLoadDataEx
+  /// Where a first launch's time went, by stage (RuntimeOptions::timings prints
+  /// it): the cost model's choice of parameters, compileMs's stages
+  /// (CompiledKernel), and loadMs's: the driver's JIT (or the cached cubin's
+  /// read) and the module load.
+  double modelMs = 0, frontendMs = 0, passesMs = 0, llvmMs = 0, jitMs = 0, moduleMs = 0;
   std::array<int64_t, 3> grid = {1, 1, 1};
   unsigned threads = 0;
   int64_t sharedBytes = 0;
@@ -89,6 +94,9 @@ struct RuntimeOptions {
   /// location, program ids, message); the context stays usable. Also
   /// $TESSERA_DEBUG=1. Off: asserts are dropped and launches stay async.
   bool debug = false;
+  /// Print where each compile's time went (LaunchInfo's stages) to stderr, one
+  /// line per kernel compiled or loaded. Also $TESSERA_TIMINGS=1.
+  bool timings = false;
   /// Compile every kernel in the 64-bit size class (CompileRequest::index64),
   /// which launches with an extent of 2^31 or more get anyway: for testing that
   /// code on small tensors.
@@ -214,6 +222,7 @@ private:
   Compiler compiler_;
   unsigned optLevel_;
   bool debug_ = false;
+  bool timings_ = false;                                            // RuntimeOptions::timings
   bool index64_ = false;                                            // RuntimeOptions::index64
   std::unordered_map<std::string, std::unique_ptr<Loaded>> loaded_; // by content key
   std::unordered_map<std::string, Prepared> prepared_;              // by launch signature

@@ -24,6 +24,21 @@ using namespace tessera::gputest;
 
 namespace {
 
+/// A runtime of the test's own (the fixture's is shared), with no tuning
+/// database and no disk cache, configured by `set`.
+std::unique_ptr<jit::Runtime> ownRuntime(llvm::function_ref<void(jit::RuntimeOptions &)> set) {
+  jit::RuntimeOptions ro;
+  ro.tuningDB = "off";
+  ro.cacheDir = "off";
+  set(ro);
+  auto rt = jit::Runtime::create(ro);
+  if (!rt) {
+    ADD_FAILURE() << llvm::toString(rt.takeError());
+    return nullptr;
+  }
+  return std::move(*rt);
+}
+
 // One runtime shared by eight threads (Runtime.h, "Threads"): their first
 // launches of one new kernel with the same sizes, all at once, compile it
 // once; each thread launches two kernels 100 times on a stream of its own,
@@ -167,12 +182,8 @@ TEST_F(Gpu, AFailedAssertIsAnErrorAndTheContextStaysUsable) {
   // A debug runtime of its own (the fixture's drops asserts): one bad index
   // fails the launch with the assert's site, kernel, program and message;
   // the next launch, with good indices, runs and gives the right rows.
-  jit::RuntimeOptions ro;
-  ro.debug = true;
-  ro.tuningDB = "off";
-  ro.cacheDir = "off";
-  auto debug = jit::Runtime::create(ro);
-  ASSERT_TRUE((bool)debug) << llvm::toString(debug.takeError());
+  auto debug = ownRuntime([](jit::RuntimeOptions &ro) { ro.debug = true; });
+  ASSERT_TRUE(debug);
   auto p = program("test/programs/asserts.tile");
   ASSERT_TRUE(p);
   int64_t t = 40, v = 50, d = 100;
@@ -183,7 +194,7 @@ TEST_F(Gpu, AFailedAssertIsAnErrorAndTheContextStaysUsable) {
   auto table = up(HostTensor(DType::F32, {v, d}).random(rng));
   auto out = poison(DType::F32, {t, d});
   auto bad = up(idx);
-  auto info = (*debug)->launch(*p, "gather_rows", {bad.arg(), table.arg(), out.arg()});
+  auto info = debug->launch(*p, "gather_rows", {bad.arg(), table.arg(), out.arg()});
   ASSERT_FALSE((bool)info);
   std::string err = llvm::toString(info.takeError());
   EXPECT_NE(err.find("asserts.tile:14:3: assertion failed in kernel 'gather_rows', program (1, "),
@@ -197,13 +208,44 @@ TEST_F(Gpu, AFailedAssertIsAnErrorAndTheContextStaysUsable) {
   ASSERT_FALSE((bool)cuda::check(cuda::driver()->cuCtxSynchronize(), "sync"));
   idx.v[20] = 3;
   auto good = up(idx);
-  auto again = (*debug)->launch(*p, "gather_rows", {good.arg(), table.arg(), out.arg()});
+  auto again = debug->launch(*p, "gather_rows", {good.arg(), table.arg(), out.arg()});
   ASSERT_TRUE((bool)again) << llvm::toString(again.takeError());
   std::vector<double> want(t * d);
   for (int64_t i = 0; i < t; ++i)
     for (int64_t j = 0; j < d; ++j)
       want[i * d + j] = table.host.v[(int64_t)idx.v[i] * d + j];
   expectClose(out, want, 0, 0);
+}
+
+TEST_F(Gpu, TimingsSayWhereAFirstLaunchsTimeWent) {
+  // RuntimeOptions::timings: the first launch of a specialization prints its
+  // stages (the cost model, frontend, passes, LLVM, driver JIT, module load),
+  // and LaunchInfo carries them; a repeat launch prints nothing.
+  auto rt = ownRuntime([](jit::RuntimeOptions &ro) { ro.timings = true; });
+  ASSERT_TRUE(rt);
+  auto p = program("examples/softmax.tile");
+  ASSERT_TRUE(p);
+  auto x = up(HostTensor(DType::F32, {64, 1000}).random(rng));
+  auto y = poison(DType::F32, {64, 1000});
+  testing::internal::CaptureStderr();
+  auto info = rt->launch(*p, "softmax", {x.arg(), y.arg()});
+  auto again = rt->launch(*p, "softmax", {x.arg(), y.arg()});
+  std::string printed = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE((bool)info) << llvm::toString(info.takeError());
+  ASSERT_TRUE((bool)again) << llvm::toString(again.takeError());
+  EXPECT_TRUE(info->modeled);
+  EXPECT_GT(info->modelMs, 0);
+  EXPECT_GT(info->frontendMs, 0);
+  EXPECT_GT(info->passesMs, 0);
+  EXPECT_GT(info->llvmMs, 0);
+  EXPECT_GT(info->jitMs, 0);
+  EXPECT_NEAR(info->jitMs + info->moduleMs, info->loadMs, 1e-6);
+  EXPECT_FALSE(again->compiled);
+  EXPECT_NE(printed.find("tessera: timings of softmax [num_warps="), std::string::npos) << printed;
+  EXPECT_NE(printed.find(" ms, driver JIT "), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("timings of", printed.find("timings of") + 1), std::string::npos)
+      << "one line per compile: " << printed;
+  ASSERT_FALSE((bool)cuda::check(cuda::driver()->cuCtxSynchronize(), "sync"));
 }
 
 TEST_F(Gpu, LaunchErrorsAreReportedAndLeaveTheProcessUsable) {

@@ -206,6 +206,13 @@ TEST(Compiler, TheDiskCacheSkipsCodeGeneration) {
   ASSERT_TRUE((bool)b);
   EXPECT_TRUE(b->fromDisk);
   EXPECT_EQ(a->ptx, b->ptx);
+  // The stages of a compile account for its time; from disk, no code generation.
+  EXPECT_GT(a->frontendMs, 0);
+  EXPECT_GT(a->passesMs, 0);
+  EXPECT_GT(a->llvmMs, 0);
+  EXPECT_LE(a->frontendMs + a->passesMs + a->llvmMs, a->compileMs);
+  EXPECT_GT(b->frontendMs, 0);
+  EXPECT_EQ(b->passesMs + b->llvmMs, 0);
   EXPECT_EQ(a->sharedBytes, b->sharedBytes);
   EXPECT_GT(a->sharedBytes, 0);
   EXPECT_EQ(b->grid, (std::array<int64_t, 3>{3, 2, 1})); // cdiv(300,128), cdiv(200,128)
