@@ -1,5 +1,6 @@
 //===- Baseline.cpp - hand-written CUDA kernels beside a .tile kernel -----===//
 #include "runtime/bench/Baseline.h"
+#include "lib/Support/Clock.h"
 #include "lib/Support/Errors.h"
 
 #include "runtime/cuda/Nvrtc.h"
@@ -245,8 +246,7 @@ llvm::Expected<CudaBaseline> CudaBaseline::load(const std::string &path, const s
                         "cuFuncSetAttribute(" + kernel + ", MAX_DYNAMIC_SHARED_SIZE_BYTES)"))
       return std::move(e);
   CudaBaseline b(std::move(*mod), *fn, *decl);
-  b.compileMs =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  b.compileMs = msSince(t0);
   return b;
 }
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/jit/Compiler.h"
+#include "lib/Support/Clock.h"
 #include "lib/Support/Errors.h"
 #include "runtime/jit/Grid.h"
 
@@ -291,9 +292,8 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
   CompiledKernel out;
   auto stage = start; // the end of the last stage timed
   auto lap = [&stage](double &ms) {
-    auto now = std::chrono::steady_clock::now();
-    ms = std::chrono::duration<double, std::milli>(now - stage).count();
-    stage = now;
+    ms = msSince(stage);
+    stage = std::chrono::steady_clock::now();
   };
   lap(out.frontendMs);
   out.entry = sig->name;
@@ -338,10 +338,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
       keyText += " " + std::to_string(i);
   }
   out.key = sha256Hex(keyText).substr(0, 40);
-  auto finish = [&] {
-    out.compileMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  };
+  auto finish = [&] { out.compileMs = msSince(start); };
   if (req.debug)
     for (auto &[where, message] : pipeline::enableAsserts(kernel))
       out.asserts.push_back({where, message});

@@ -2,6 +2,7 @@
 #include "runtime/jit/Interpret.h"
 
 #include "lib/Interpreter/Interpreter.h"
+#include "lib/Support/Clock.h"
 
 #include <chrono>
 
@@ -45,7 +46,6 @@ llvm::Expected<InterpretInfo> tessera::jit::interpret(const Program &program,
     return grid.takeError();
   InterpretInfo info;
   info.grid = *grid;
-  info.ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  info.ms = msSince(start);
   return info;
 }

@@ -9,6 +9,7 @@
 // tensorMapsFor run under the launch's lock; resources takes it.
 //
 //===----------------------------------------------------------------------===//
+#include "lib/Support/Clock.h"
 #include "lib/Support/Errors.h"
 #include "runtime/jit/Runtime.h"
 
@@ -24,10 +25,6 @@ using namespace tessera;
 using namespace tessera::jit;
 
 namespace {
-double msSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
 /// RuntimeOptions::timings: where a compile's time went, one line.
 void printTimings(llvm::StringRef kernel, llvm::StringRef config, const LaunchInfo &i,
                   bool loaded) {

@@ -10,6 +10,7 @@
 // --first-launch, the first launches alone.
 //
 //===----------------------------------------------------------------------===//
+#include "lib/Support/Clock.h"
 #include "test/gpu/BenchUtil.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -40,10 +41,6 @@ double medianMs(const std::function<void()> &fn, int warmup = 10, int reps = 15,
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
-}
-
-double wallMs(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 bool checkSoftmaxRows(const DeviceTensor &x, const DeviceTensor &y, int64_t m, int64_t n,
@@ -139,7 +136,7 @@ int main(int argc, char **argv) {
     auto t0 = std::chrono::steady_clock::now();
     auto info = must(r.launch(*prog, "", args));
     must(cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize"));
-    double ms = wallMs(t0);
+    double ms = msSince(t0);
     printf("BENCH first launch %s %s: %.1f ms (compile %.1f ms%s, load %.1f ms%s; cost model "
            "%.1f, frontend %.1f, passes %.1f, LLVM %.1f, JIT %.1f, module %.1f ms)\n",
            file.c_str(), what, ms, info.compileMs, info.fromDisk ? " from the disk cache" : "",
@@ -192,7 +189,7 @@ int main(int argc, char **argv) {
       auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < 200; ++i)
         must(rt->launch(prog, "", args));
-      perLaunchUs.push_back(wallMs(t0) * 1000 / 200);
+      perLaunchUs.push_back(msSince(t0) * 1000 / 200);
     }
     std::sort(perLaunchUs.begin(), perLaunchUs.end());
     printf("BENCH cached launch host time (%s, Runtime::launch): median %.2f us, min %.2f us\n",
@@ -213,7 +210,7 @@ int main(int argc, char **argv) {
                                             raw->threads, 1, 1, raw->sharedBytes, nullptr,
                                             raw->params, nullptr),
                          "cuLaunchKernel"));
-      rawUs.push_back(wallMs(t0) * 1000 / 200);
+      rawUs.push_back(msSince(t0) * 1000 / 200);
     }
     std::sort(rawUs.begin(), rawUs.end());
     printf(

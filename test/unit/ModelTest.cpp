@@ -1,6 +1,7 @@
 //===- ModelTest.cpp - the cost model behind a launch's default -----------===//
 #include "runtime/autotune/Model.h"
 #include "dialects/Tile/TileDialect.h"
+#include "lib/Support/Clock.h"
 #include "test/unit/JitTestUtil.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -54,8 +55,7 @@ TEST_P(ModelDefault, ChoosesTilesForTheSize) {
     }
   auto t0 = std::chrono::steady_clock::now();
   auto chosen = chooseDefault(compiler, *p, req, target, 132);
-  double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double ms = msSince(t0);
   ASSERT_TRUE((bool)chosen) << llvm::toString(chosen.takeError());
   if (getenv("TESSERA_MODEL_DUMP"))
     llvm::errs() << "chosen: " << Config{*chosen}.text() << " in " << ms << " ms\n";

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/tools/tessera/Driver.h"
 
+#include "lib/Support/Clock.h"
 #include "lib/Support/Diagnostics.h"
 #include "lib/Support/Errors.h"
 #include "lib/Target/PTX.h"
@@ -235,8 +236,7 @@ int tessera::runBench(const BenchOptions &options) {
     }
     auto t0 = std::chrono::steady_clock::now();
     auto r = cuda::compileCuda((*buf)->getBuffer(), llvm::sys::path::filename(path), opts.arch);
-    double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double ms = msSince(t0);
     if (!r) {
       llvm::outs() << llvm::format("%-28s FAILED (%.0f ms)\n",
                                    llvm::sys::path::filename(path).str().c_str(), ms)
