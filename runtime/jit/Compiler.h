@@ -136,7 +136,8 @@ struct CompiledKernel {
   bool fromDisk = false;
   double compileMs = 0; // frontend + (unless from disk) code generation
   /// compileMs by stage: the frontend (parse, check, specialized tile IR), the
-  /// code generation passes (to the LLVM dialect), LLVM IR to PTX (0 from disk).
+  /// code generation passes (to the LLVM dialect; with the grid's evaluation,
+  /// the key and the cache lookup before them), LLVM IR to PTX (0 from disk).
   double frontendMs = 0, passesMs = 0, llvmMs = 0;
   std::vector<AssertSite> asserts; // debug kernels: the checks compiled in
 
