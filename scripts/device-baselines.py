@@ -176,6 +176,46 @@ for (B, H, HK, N, D) in shapes:
             except Exception as e:
                 print("BASELINE SDPA-%s %s unavailable: %s" % (name, label, str(e).splitlines()[0]))
             torch.cuda.empty_cache()
+
+# A variable-length batch: the sixteen sequence lengths of the suite's varlen row
+# (runtime/bench/Compare.cpp), packed into [T, H, D] as FlashAttention's varlen layout;
+# SDPA on nested (jagged) tensors, whichever backends take them. FLOPs 4 H D sum(len^2).
+kVarlenLengths = [4096, 1024, 3072, 512, 2048, 3584, 1536, 2560, 4000, 700, 3300, 1900, 2800, 1200,
+                  3800, 2300]
+if "--attention" in sys.argv or attention_only:
+    H, D = 32, 128
+    lens = kVarlenLengths
+    starts = [sum(lens[:i]) for i in range(len(lens) + 1)]
+    qp, kp, vp = (torch.randn(starts[-1], H, D, device=dev, dtype=torch.bfloat16) for _ in range(3))
+    flops = 4 * H * D * sum(n * n for n in lens)
+    label = "varlen %d seqs H%d D%d" % (len(lens), H, D)
+    rows = torch.cat([torch.arange(64), torch.arange(lens[0] - 64, lens[0])]).to(dev)
+    want = attention_ref(qp[:lens[0], 0], kp[:lens[0], 0], vp[:lens[0], 0], False, rows)
+    for name, backend in (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+        try:
+            offsets = torch.tensor(starts, device=dev, dtype=torch.int64)
+            nq, nk, nv = (torch.nested.nested_tensor_from_jagged(x, offsets).transpose(1, 2)
+                          for x in (qp, kp, vp))
+            with sdpa_kernel(backend):
+                f = lambda: torch.nn.functional.scaled_dot_product_attention(nq, nk, nv)
+                o = f().transpose(1, 2).values()  # [T, H, D] again
+                err = (o[rows, 0].double() - want).abs().max().item()
+                good = err < 2e-2
+                ok &= good
+                t = median_ms(f)
+                if option("--json"):
+                    median, lo, hi = flushed_ms(f)
+                    note = "PyTorch %s SDPA on nested tensors, %s backend, L2 flushed" % (
+                        torch.__version__, name)
+                    rivals.append({"workload": "attention", "size": label, "side": "sdpa-" + name,
+                                   "median_ms": median, "min_ms": lo, "max_ms": hi, "ok": bool(good),
+                                   "note": note})
+            print("BASELINE SDPA-%s attention %s full: %.3f ms %.1f TFLOP/s%s" % (
+                name, label, t, flops / t / 1e9, "" if good else " CHECK FAILED (max abs err %.3g)" % err))
+        except Exception as e:
+            print("BASELINE SDPA-%s %s unavailable: %s" % (name, label, str(e).splitlines()[0]))
+        torch.cuda.empty_cache()
+
 if option("--json"):
     with open(option("--json"), "w") as out:
         json.dump({"device": torch.cuda.get_device_name(), "rows": rivals}, out, indent=1)

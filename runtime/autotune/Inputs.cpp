@@ -2,7 +2,8 @@
 //
 // makeInputs (Tuner.h): one device buffer per tensor parameter, filled with
 // random values of its dtype and its shape from the request's dims (floats in
-// about [-1, 1], integers in [0, 4)); the host copies stay, so
+// about [-1, 1], integers in [0, 4)) or with the contents given for it; the
+// host copies stay, so
 // restore() puts back what a timed launch overwrote and outputs() reads what
 // it wrote. decodeElement reads one stored element as a double.
 //
@@ -75,6 +76,14 @@ double tessera::autotune::decodeElement(DType t, const char *p) {
 
 namespace {
 
+/// "i32 [17]": a tensor's dtype and shape, for errors.
+std::string describe(DType t, llvm::ArrayRef<int64_t> shape) {
+  std::string s = std::string(dtypeName(t)) + " [";
+  for (auto [i, e] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(e);
+  return s + "]";
+}
+
 /// Random bytes of a dtype: floats in about [-1, 1], integers in [0, 4).
 void randomFill(std::vector<char> &b, DType t, std::mt19937 &rng) {
   std::uniform_real_distribution<float> u(-1, 1);
@@ -133,12 +142,38 @@ void randomFill(std::vector<char> &b, DType t, std::mt19937 &rng) {
 
 } // namespace
 
+llvm::Error tessera::autotune::checkGiven(const jit::KernelSignature &sig,
+                                          const std::map<std::string, int64_t> &dims,
+                                          const std::map<std::string, NpyArray> &given) {
+  for (const auto &[name, a] : given) {
+    auto p = llvm::find_if(
+        sig.params, [&, n = name](const jit::ParamInfo &q) { return q.isTensor && q.name == n; });
+    if (p == sig.params.end())
+      return makeError("kernel '" + sig.name + "' has no tensor parameter named '" + name + "'");
+    std::vector<int64_t> shape;
+    for (auto [d, dim] : llvm::enumerate(p->dims)) {
+      auto it = dim.empty() ? dims.end() : dims.find(dim);
+      if (!dim.empty() && it == dims.end())
+        return makeError("dim '" + dim + "' of '" + p->name + "' needs a size: --dim " + dim +
+                         "=V");
+      shape.push_back(dim.empty() ? p->literal[d] : it->second);
+    }
+    if (a.dtype != p->dtype || a.shape != shape)
+      return makeError("the contents given for '" + name + "' are " + describe(a.dtype, a.shape) +
+                       ", but the kernel takes " + describe(p->dtype, shape) + " at these sizes");
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<Inputs> tessera::autotune::makeInputs(const jit::KernelSignature &sig,
                                                      const std::map<std::string, int64_t> &dims,
                                                      const std::map<std::string, double> &scalars,
-                                                     unsigned seed) {
+                                                     unsigned seed,
+                                                     const std::map<std::string, NpyArray> &given) {
   std::mt19937 rng(seed);
   Inputs in;
+  if (llvm::Error e = checkGiven(sig, dims, given))
+    return std::move(e);
   for (const jit::ParamInfo &p : sig.params) {
     in.dtypes.push_back(p.dtype);
     if (!p.isTensor) {
@@ -170,7 +205,11 @@ llvm::Expected<Inputs> tessera::autotune::makeInputs(const jit::KernelSignature 
       n *= e;
     }
     std::vector<char> bytes(std::max<int64_t>(n, 1) * dtypeBytes(p.dtype));
-    randomFill(bytes, p.dtype, rng);
+    if (auto g = given.find(p.name); g != given.end()) {
+      std::copy(g->second.data.begin(), g->second.data.end(), bytes.begin());
+    } else {
+      randomFill(bytes, p.dtype, rng);
+    }
     auto buf = cuda::DeviceBuffer::allocate(bytes.size());
     if (!buf)
       return buf.takeError();

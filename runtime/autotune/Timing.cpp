@@ -242,7 +242,7 @@ tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program, const 
   auto sig = program.kernel(req.kernel);
   if (!sig)
     return sig.takeError();
-  auto in = makeInputs(*sig, req.dims, opts.scalars, opts.seed);
+  auto in = makeInputs(*sig, req.dims, opts.scalars, opts.seed, opts.given);
   if (!in)
     return in.takeError();
   const cuda::DriverAPI &api = *cuda::driver();

@@ -20,6 +20,7 @@
 #ifndef TESSERA_RUNTIME_AUTOTUNE_TUNER_H
 #define TESSERA_RUNTIME_AUTOTUNE_TUNER_H
 
+#include "lib/Support/Npy.h"
 #include "runtime/autotune/Space.h"
 #include "runtime/autotune/TuneDB.h"
 #include "runtime/jit/Runtime.h"
@@ -53,9 +54,17 @@ struct Inputs {
   std::vector<jit::Arg> args;
   std::vector<DType> dtypes;
 };
+/// Whether every tensor in `given` is a tensor parameter of `sig` with its
+/// dtype and, at `dims`, its shape; the error names the tensor and both.
+llvm::Error checkGiven(const jit::KernelSignature &sig, const std::map<std::string, int64_t> &dims,
+                       const std::map<std::string, NpyArray> &given);
+/// Tensors named in `given` hold its contents instead of random values (an
+/// index tensor, such as varlen attention's sequence offsets, whose values
+/// decide the work); each must have the parameter's dtype and shape.
 llvm::Expected<Inputs> makeInputs(const jit::KernelSignature &sig,
                                   const std::map<std::string, int64_t> &dims,
-                                  const std::map<std::string, double> &scalars, unsigned seed = 1);
+                                  const std::map<std::string, double> &scalars, unsigned seed = 1,
+                                  const std::map<std::string, NpyArray> &given = {});
 llvm::Error restore(Inputs &in);
 /// Every tensor's bytes (empty for scalars).
 llvm::Expected<std::vector<std::vector<char>>> outputs(Inputs &in);
@@ -159,6 +168,7 @@ llvm::Expected<CompileSummary> compileAll(const jit::Program &program, const Tun
 
 struct TimingOptions {
   std::map<std::string, double> scalars; // scalar arguments by name
+  std::map<std::string, NpyArray> given; // tensors with given contents (makeInputs)
   double budgetSeconds = 60;             // the whole search
   double perConfigSeconds = 2;
   int warmup = 3, reps = 20;

@@ -127,7 +127,7 @@ llvm::Expected<Result> tessera::bench::runPair(jit::Runtime &rt, const PairSpec 
   auto sig = (*program)->kernel(spec.kernel);
   if (!sig)
     return sig.takeError();
-  auto in = autotune::makeInputs(*sig, spec.dims, spec.scalars, 7);
+  auto in = autotune::makeInputs(*sig, spec.dims, spec.scalars, 7, spec.given);
   if (!in)
     return in.takeError();
   auto timer = autotune::LaunchTimer::create();
@@ -477,6 +477,38 @@ std::vector<PairSpec> tessera::bench::suite(const std::string &dir) {
       p.scalars["causal"] = r.causal;
     }
     p.flops = 4.0 * r.b * r.h * r.n * r.n * r.d * (r.causal ? 0.5 : 1.0);
+    out.push_back(p);
+  }
+  // A variable-length batch (FlashAttention's varlen layout, cu_seqlens):
+  // sixteen sequences of 512 to 4096 tokens packed into [T, H, D]. FLOPs
+  // 4 H D sum(len^2). scripts/device-baselines.py times SDPA on the same
+  // lengths (kVarlenLengths there).
+  {
+    const int64_t lens[] = {4096, 1024, 3072, 512,  2048, 3584, 1536, 2560,
+                            4000, 700,  3300, 1900, 2800, 1200, 3800, 2300};
+    PairSpec p{
+        "attention", "varlen 16 seqs H32 D128", dir + "/examples/varlen_attention.tile", "", "",
+        ""};
+    NpyArray cu;
+    cu.dtype = DType::I32;
+    cu.shape = {(int64_t)std::size(lens) + 1};
+    int32_t at = 0, longest = 0;
+    double squares = 0;
+    auto put = [&](int32_t v) {
+      const char *b = reinterpret_cast<const char *>(&v);
+      cu.data.insert(cu.data.end(), b, b + sizeof v);
+    };
+    put(0);
+    for (int64_t len : lens) {
+      at += (int32_t)len;
+      longest = std::max(longest, (int32_t)len);
+      squares += (double)len * len;
+      put(at);
+    }
+    p.given["cu_seqlens"] = std::move(cu);
+    p.dims = {{"T", at}, {"H", 32}, {"D", 128}, {"S", (int64_t)std::size(lens) + 1}};
+    p.scalars = {{"max_seqlen", longest}, {"scale", 1 / std::sqrt(128.0)}, {"causal", 0}};
+    p.flops = 4.0 * 32 * 128 * squares;
     out.push_back(p);
   }
   return out;

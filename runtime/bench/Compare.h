@@ -14,6 +14,7 @@
 #ifndef TESSERA_RUNTIME_BENCH_COMPARE_H
 #define TESSERA_RUNTIME_BENCH_COMPARE_H
 
+#include "lib/Support/Npy.h"
 #include "runtime/jit/Runtime.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -32,7 +33,8 @@ struct PairSpec {
   std::string epilogueCu, epilogueKernel;
   std::map<std::string, int64_t> dims;
   std::map<std::string, double> scalars;
-  double flops = 0, bytes = 0; // per launch, for TFLOP/s or TB/s
+  std::map<std::string, NpyArray> given; // tensors with given contents (autotune::makeInputs)
+  double flops = 0, bytes = 0;           // per launch, for TFLOP/s or TB/s
 };
 
 struct Side {

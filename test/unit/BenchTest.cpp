@@ -1,5 +1,6 @@
 //===- BenchTest.cpp - the bench's convention and reports (no GPU) --------===//
 #include "runtime/autotune/Model.h"
+#include "runtime/autotune/Tuner.h"
 #include "runtime/bench/Baseline.h"
 #include "runtime/bench/Compare.h"
 #include "runtime/bench/Rivals.h"
@@ -9,6 +10,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 using namespace tessera;
 using namespace tessera::bench;
@@ -197,7 +200,8 @@ TEST(BenchRivals, BadFilesSayWhichRowAndField) {
 }
 
 // Every row of `tessera bench --suite` names a program and kernel that exist,
-// a size for every dimension and a value for every scalar, and compiles for
+// a size for every dimension and a value for every scalar, given contents
+// (varlen's cu_seqlens) of each tensor's dtype and shape, and compiles for
 // sm_90a in the configuration a launch without a tuning entry takes.
 TEST(BenchSuite, EveryRowCompilesInItsDefaultConfiguration) {
   auto target = *target::TargetInfo::lookup("sm_90a");
@@ -217,17 +221,47 @@ TEST(BenchSuite, EveryRowCompilesInItsDefaultConfiguration) {
     jit::CompileRequest req;
     req.kernel = sig->name;
     req.dims = spec.dims;
-    for (const jit::ParamInfo &param : sig->params) // bool scalars may specialize
-      if (!param.isTensor && param.dtype == DType::Bool && spec.scalars.count(param.name))
+    for (const jit::ParamInfo &param : sig->params) // integer and bool scalars may specialize
+      if (!param.isTensor && (isInt(param.dtype) || param.dtype == DType::Bool) &&
+          spec.scalars.count(param.name))
         req.dims[param.name] = (int64_t)spec.scalars.at(param.name);
     req.arch = "sm_90a";
     req.numSms = 132;
+    llvm::Error given = autotune::checkGiven(*sig, req.dims, spec.given);
+    EXPECT_FALSE((bool)given) << llvm::toString(std::move(given));
     auto params = autotune::chooseDefault(compiler, **p, req, target, 132);
     ASSERT_TRUE((bool)params) << llvm::toString(params.takeError());
     req.params = *params;
     auto ck = compiler.compile(**p, req);
     EXPECT_TRUE((bool)ck) << (ck ? "" : llvm::toString(ck.takeError()));
   }
+}
+
+// The varlen row's sequence offsets: 0, then each sequence's end, the last
+// the packed length T; max_seqlen the longest; FLOPs 4 H D sum(len^2).
+TEST(BenchSuite, VarlenRowDescribesItsBatch) {
+  for (const PairSpec &spec : suite(TESSERA_SOURCE_DIR)) {
+    if (spec.label.rfind("varlen", 0) != 0)
+      continue;
+    const NpyArray &cu = spec.given.at("cu_seqlens");
+    ASSERT_EQ(cu.dtype, DType::I32);
+    std::vector<int32_t> at(cu.numElements());
+    std::memcpy(at.data(), cu.data.data(), cu.data.size());
+    ASSERT_EQ((int64_t)at.size(), spec.dims.at("S"));
+    EXPECT_EQ(at.front(), 0);
+    EXPECT_EQ(at.back(), spec.dims.at("T"));
+    double longest = 0, squares = 0;
+    for (size_t i = 1; i < at.size(); ++i) {
+      ASSERT_GT(at[i], at[i - 1]);
+      double len = at[i] - at[i - 1];
+      longest = std::max(longest, len);
+      squares += len * len;
+    }
+    EXPECT_EQ(spec.scalars.at("max_seqlen"), longest);
+    EXPECT_DOUBLE_EQ(spec.flops, 4.0 * spec.dims.at("H") * spec.dims.at("D") * squares);
+    return;
+  }
+  FAIL() << "no varlen row in the suite";
 }
 
 } // namespace

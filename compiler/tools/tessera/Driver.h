@@ -97,6 +97,7 @@ struct TuneOptions {
   std::string kernel;
   std::vector<std::string> dims;    // NAME=V
   std::vector<std::string> scalars; // NAME=V
+  std::vector<std::string> args;    // NAME=PATH.npy: a tensor's contents (the rest random)
   bool compileOnly = false;
   std::string arch; // empty: TargetInfo::kDefaultArch with --compile-only, else the GPU's
   unsigned threads = 0;

@@ -1,7 +1,8 @@
 //===- Tune.cpp - tessera tune ----------------------------------*- C++ -*-===//
 //
 // `tessera tune FILE [--kernel K] --dim NAME=V... [--scalar NAME=V]...
-// [--compile-only] [--budget S] [--threads N] [--flops F] [--db PATH]`:
+// [--arg NAME=PATH.npy]... [--compile-only] [--budget S] [--threads N]
+// [--flops F] [--db PATH]`:
 // enumerates the kernel's configurations, prunes them (each with its reason),
 // compiles the rest in parallel, and without a GPU (--compile-only) reports
 // ptxas's registers, spills and shared memory per configuration and ends with
@@ -78,9 +79,18 @@ int tessera::runTune(const TuneOptions &opts) {
   if (!checkArch(opts.arch))
     return 1;
   std::map<std::string, double> dimsIn, scalars;
+  std::map<std::string, std::string> argFiles;
   if (!parseNumberItems(opts.dims, "--dim", dimsIn) ||
-      !parseNumberItems(opts.scalars, "--scalar", scalars))
+      !parseNumberItems(opts.scalars, "--scalar", scalars) ||
+      !splitItems(opts.args, "--arg", "PATH.npy", argFiles))
     return 1;
+  std::map<std::string, NpyArray> given;
+  for (auto &[name, path] : argFiles) {
+    auto a = readNpy(path);
+    if (!a)
+      return report(a.takeError());
+    given[name] = std::move(*a);
+  }
   auto program = jit::Program::fromFile(opts.input);
   if (!program)
     return report(program.takeError());
@@ -121,6 +131,8 @@ int tessera::runTune(const TuneOptions &opts) {
     }
   if (!assumed.empty())
     llvm::errs() << "tessera: note: assuming" << assumed << " (not given with --dim)\n";
+  if (llvm::Error e = checkGiven(*sig, req.dims, given))
+    return fail("--arg: " + llvm::toString(std::move(e)));
 
   if (opts.compileOnly) {
     req.arch = opts.arch.empty() ? target::TargetInfo::kDefaultArch.str() : opts.arch;
@@ -162,6 +174,7 @@ int tessera::runTune(const TuneOptions &opts) {
   };
   TimingOptions to;
   to.scalars = scalars;
+  to.given = std::move(given);
   to.budgetSeconds = opts.budget;
   auto outcome = tuneOnGpu(**rt, **program, req, to, opts.noSave ? "off" : opts.db, metric,
                            progressBar("compiling"), progressBar("timed", /*lines=*/true));

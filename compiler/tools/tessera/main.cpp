@@ -100,6 +100,10 @@ int main(int argc, char **argv) {
   t->add_option("--kernel", tune.kernel, "the kernel to tune (needed only to pick one of several)");
   t->add_option("--dim", tune.dims, "NAME=V: the size of a dim")->allow_extra_args(false);
   t->add_option("--scalar", tune.scalars, "NAME=V: a scalar argument")->allow_extra_args(false);
+  t->add_option("--arg", tune.args,
+                "NAME=PATH.npy: a tensor's contents, where its values decide the work (varlen "
+                "attention's cu_seqlens); the other tensors are random")
+      ->allow_extra_args(false);
   t->add_flag("--compile-only", tune.compileOnly,
               "enumerate, prune and compile (ptxas resource reports) without a GPU");
   t->add_option("--arch", tune.arch,
