@@ -24,7 +24,17 @@
 // turn covers only the issue: while one warpgroup waits for its products and
 // runs its softmax, the next issues its own (waiting inside the turn would
 // serialise the warpgroups' products and element-wise work alike).
-// with `tile.turn_begin` at the top of the compute warps' code (the last
+// A loop whose body begins and ends with sections (attention without
+// rotation: S = Q K^T at the top, O += P V at the bottom, the softmax
+// between them) turns across its back edge instead: P V of block j and S of
+// block j + 1 are one turn (only the slot's release and the next slot's wait
+// lie between them), with a wait before the loop and a pass after it. With a
+// turn per dot, a warpgroup could issue its S only after the other's P V,
+// which follows the other's softmax: both warpgroups would run their softmax
+// at the same time. With the turn spanning P V and the next S, one
+// warpgroup's softmax runs while the other's two products do, as in
+// FlashAttention-3's schedule, without rotating the loop.
+// The turns begin with `tile.turn_begin` at the top of the compute warps' code (the last
 // warpgroup gives warpgroup 0 the first turn) and `tile.turn_end` at its end
 // (warpgroup 0 takes back the last), so that every pass meets one wait.
 // Control flow in a tile program is the same for the whole program, so every
@@ -42,6 +52,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEPINGPONG
@@ -72,6 +84,47 @@ Block *computeBlock(KernelOp kernel) {
 /// synchronises the compute warps.
 bool fitsInSection(Operation *op) {
   return isPure(op) && op->getNumRegions() == 0 && !usesScratch(op);
+}
+
+/// Whether `op` may lie between a loop's last section and the next
+/// iteration's first within one turn: what fits in a section, the ring's
+/// slot waits and releases, waits for dots and the loop's yield.
+bool fitsAcrossIterations(Operation *op) {
+  return fitsInSection(op) ||
+         isa<MBarrierWaitOp, MBarrierArriveOp, WarpgroupWaitOp, scf::YieldOp>(op);
+}
+
+/// A loop whose body holds two sections or more with only what
+/// fitsAcrossIterations before the first and after the last: its last
+/// section and the next iteration's first form one turn (attention's P V of
+/// block j and S of block j + 1, which the softmax does not separate).
+struct SpanningLoop {
+  scf::ForOp loop;
+  WarpgroupDotOp first; // ends the turn the previous iteration began
+  WarpgroupDotOp last;  // begins the turn the next iteration ends
+};
+
+std::optional<SpanningLoop>
+spanningLoop(ArrayRef<std::pair<WarpgroupDotOp, WarpgroupDotOp>> sections, size_t i) {
+  auto loop = dyn_cast<scf::ForOp>(sections[i].first->getParentOp());
+  if (!loop || (i > 0 && sections[i - 1].first->getParentOp() == loop))
+    return std::nullopt;
+  size_t j = i;
+  while (j + 1 < sections.size() && sections[j + 1].first->getParentOp() == loop)
+    ++j;
+  if (j == i)
+    return std::nullopt;
+  Operation *firstDot = sections[i].first;
+  for (Operation &op : *loop.getBody()) {
+    if (&op == firstDot)
+      break;
+    if (!fitsAcrossIterations(&op))
+      return std::nullopt;
+  }
+  for (Operation *op = sections[j].second->getNextNode(); op; op = op->getNextNode())
+    if (!fitsAcrossIterations(op))
+      return std::nullopt;
+  return SpanningLoop{loop, sections[i].second, sections[j].first};
 }
 
 /// The sections of `block` and of the blocks nested in it: first and last dot.
@@ -127,9 +180,30 @@ struct TilePingPong : tile::impl::TilePingPongBase<TilePingPong> {
         }))
       return;
     OpBuilder b(kernel.getContext());
+    // Turns that span a loop's back edge: no wait before the body's first
+    // section nor pass after its last; one wait before the loop and one pass
+    // after it keep every pass paired with a wait.
+    llvm::SmallPtrSet<Operation *, 4> noWait, noPass;
+    for (size_t i = 0; i < sections.size(); ++i) {
+      std::optional<SpanningLoop> span = spanningLoop(sections, i);
+      if (!span)
+        continue;
+      noWait.insert(sections[i].first);
+      for (auto [f, l] : sections)
+        if (f == span->last)
+          noPass.insert(l);
+      b.setInsertionPoint(span->loop);
+      TurnWaitOp::create(b, span->loop.getLoc());
+      b.setInsertionPointAfter(span->loop);
+      TurnPassOp::create(b, span->loop.getLoc());
+    }
     for (auto [first, last] : sections) {
-      b.setInsertionPoint(first);
-      TurnWaitOp::create(b, first.getLoc());
+      if (!noWait.contains(first)) {
+        b.setInsertionPoint(first);
+        TurnWaitOp::create(b, first.getLoc());
+      }
+      if (noPass.contains(last))
+        continue;
       b.setInsertionPointAfter(last);
       TurnPassOp::create(b, last.getLoc());
       if (last.getIsAsync())

@@ -73,6 +73,84 @@ tile.kernel @rotated(%o: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.num_wa
 
 // -----
 
+// Attention's compute warps without rotation: S at the top of the loop body,
+// P V at its bottom, the softmax between them. P V of block j and S of block
+// j + 1 form one turn across the back edge (only the slot's release and the
+// next slot's wait lie between them): the wait before the loop and before
+// P V, the pass after S and after the loop. S is waited for after its pass;
+// P V, the turn's first dot, is waited for inside it. A loop with a block
+// barrier after its last dot keeps one turn per dot.
+// CHECK-LABEL: tile.kernel @spanning
+// CHECK: tile.turn_begin
+// CHECK: tile.turn_wait
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: tile.mbarrier_wait
+// CHECK-NEXT: %[[S:.*]] = tile.warpgroup_dot {{.*}} {isAsync}
+// CHECK-NEXT: tile.turn_pass
+// CHECK-NEXT: %[[SW:.*]] = tile.warpgroup_wait %[[S]] {pendings = 0 : i32}
+// CHECK-NEXT: math.exp2 %[[SW]]
+// CHECK: tile.convert_layout
+// CHECK-NEXT: tile.turn_wait
+// CHECK-NEXT: %[[O:.*]] = tile.warpgroup_dot
+// CHECK-NOT: isAsync
+// CHECK-NEXT: tile.mbarrier_arrive
+// CHECK-NEXT: scf.yield %[[O]]
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.turn_pass
+// CHECK: scf.for
+// CHECK: tile.turn_wait
+// CHECK-NEXT: tile.warpgroup_dot {{.*}} {isAsync}
+// CHECK-NEXT: tile.turn_pass
+// CHECK: tile.turn_wait
+// CHECK-NEXT: tile.warpgroup_dot
+// CHECK-NEXT: tile.turn_pass
+// CHECK-NEXT: tile.warpgroup_wait
+// CHECK-NEXT: tile.barrier
+// CHECK: tile.turn_end
+#mma = #tile.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 64]}>
+#sw = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#dot = #tile.dot_op<{opIdx = 0, parent = #mma}>
+tile.kernel @spanning(%o: !tile.tensor<?x?xf32>, %n: i32) attributes {tile.num_warps = 8 : i64, tile.producer_warps = 4 : i64, tile.ping_pong = 1 : i64} grid {
+^bb0(%z: !tile.tensor<?x?xf32>, %m: i32):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %q = tile.local_alloc : () -> !tile.memdesc<128x64xbf16, #sw>
+  %kb = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %full = tile.mbarrier_alloc {arrivals = 2 : i32} : !tile.mbarrier<2>
+  %empty = tile.mbarrier_alloc {arrivals = 256 : i32} : !tile.mbarrier<2>
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+  %p = tile.in_producer
+  scf.if %p {
+  } else {
+    %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf32, #mma>) : i32 {
+      tile.mbarrier_wait %full[%c0], %c0 : !tile.mbarrier<2>
+      %s = tile.warpgroup_dot %q, %kb, %zero : !tile.memdesc<128x64xbf16, #sw>, !tile.memdesc<64x64xbf16, #sw> -> tensor<128x64xf32, #mma>
+      %e = math.exp2 %s : tensor<128x64xf32, #mma>
+      %h = tile.convert %e : tensor<128x64xf32, #mma> -> tensor<128x64xbf16, #mma>
+      %pd = tile.convert_layout %h : tensor<128x64xbf16, #mma> -> tensor<128x64xbf16, #dot>
+      %next = tile.warpgroup_dot %pd, %kb, %acc : tensor<128x64xbf16, #dot>, !tile.memdesc<64x64xbf16, #sw> -> tensor<128x64xf32, #mma>
+      tile.mbarrier_arrive %empty[%c0] : !tile.mbarrier<2>
+      scf.yield %next : tensor<128x64xf32, #mma>
+    }
+    %r2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %r) -> (tensor<128x64xf32, #mma>) : i32 {
+      %s = tile.warpgroup_dot %q, %kb, %zero : !tile.memdesc<128x64xbf16, #sw>, !tile.memdesc<64x64xbf16, #sw> -> tensor<128x64xf32, #mma>
+      %e = math.exp2 %s : tensor<128x64xf32, #mma>
+      %h = tile.convert %e : tensor<128x64xf32, #mma> -> tensor<128x64xbf16, #mma>
+      %pd = tile.convert_layout %h : tensor<128x64xbf16, #mma> -> tensor<128x64xbf16, #dot>
+      %next = tile.warpgroup_dot %pd, %kb, %acc : tensor<128x64xbf16, #dot>, !tile.memdesc<64x64xbf16, #sw> -> tensor<128x64xf32, #mma>
+      tile.barrier
+      scf.yield %next : tensor<128x64xf32, #mma>
+    }
+    tile.store %o[%c0, %c0], %r2 : !tile.tensor<?x?xf32>, tensor<128x64xf32, #mma>
+  }
+  tile.return
+}
+
+// -----
+
 // Dots the lowering waits for each end their section, even with only pure
 // ops between them (the softmax stays outside the turns); a conversion
 // through scratch (which synchronises the compute warps) is not pure enough.
