@@ -110,9 +110,18 @@ llvm::Expected<std::array<int64_t, 3>> tessera::jit::evaluateGrid(tile::KernelOp
       known[op.getResult(0)] = constant(type, *e);
       continue;
     }
-    if (llvm::any_of(operands, [](mlir::Attribute a) { return !a; }))
+    for (auto [v, a] : llvm::zip(op.getOperands(), operands)) {
+      if (a)
+        continue;
+      // A scalar argument without a value (an i32 scalar such as varlen's
+      // max_seqlen, which a launch passes and a compile alone must be given).
+      if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(v);
+          arg && arg.getOwner() == &block && arg.getArgNumber() < sig.params.size())
+        return makeError("the grid clause needs scalar '" + sig.params[arg.getArgNumber()].name +
+                         "', which has no value");
       return makeError("the grid clause uses a value the host cannot compute (" +
                        op.getName().getStringRef() + ")");
+    }
     if (dividesByZero(op, operands))
       return makeError("the grid clause divides by zero for these sizes");
     mlir::Attribute r = foldOne(op, operands, known);
