@@ -7,7 +7,8 @@
 // files declare with `// tessera-bench: KERNEL grid=[...] block=N` lines (the
 // calling convention of docs/bench.md; a malformed line fails the file). Exit 0
 // when every file compiles, 1 when one does not, 2 without NVRTC.
-// `tessera bench FILE.tile --against FILE.cu:KERNEL --dim ...` and `tessera bench
+// `tessera bench FILE.tile --against FILE.cu:KERNEL --dim ... [--arg NAME=PATH.npy]`
+// (a tensor's contents, for both sides) and `tessera bench
 // --suite` run the comparisons on the GPU (runtime/bench/Compare.h): a table on
 // stdout, --json and --svg reports; exit 1 when an output is off. `--rivals FILE`
 // joins rows another program measured on the same GPU (runtime/bench/Rivals.h).
@@ -124,10 +125,18 @@ int runComparisons(const BenchOptions &opts) {
       return 1;
     }
     std::map<std::string, double> dims, scalars;
+    std::map<std::string, std::string> argFiles;
     if (!parseNumberItems(opts.dims, "--dim", dims) ||
-        !parseNumberItems(opts.scalars, "--scalar", scalars))
+        !parseNumberItems(opts.scalars, "--scalar", scalars) ||
+        !splitItems(opts.args, "--arg", "PATH.npy", argFiles))
       return 1;
     bench::PairSpec p{"custom", "", opts.input, opts.kernel, cu.str(), kernel.str()};
+    for (auto &[n, path] : argFiles) {
+      auto a = readNpy(path);
+      if (!a)
+        return report(a.takeError());
+      p.given[n] = std::move(*a);
+    }
     for (auto &[n, v] : dims) {
       p.dims[n] = (int64_t)v;
       p.label += (p.label.empty() ? "" : " ") + n + "=" + std::to_string((int64_t)v);

@@ -118,6 +118,7 @@ int runTune(const TuneOptions &opts);
 struct BenchOptions {
   std::string input, kernel, against; // FILE.tile --against FILE.cu:KERNEL
   std::vector<std::string> dims, scalars;
+  std::vector<std::string> args; // NAME=PATH.npy: a tensor's contents (the rest random)
   double flops = 0, bytes = 0;
   bool suite = false;
   std::string only;      // --suite: the rows whose "workload size" contains it

@@ -139,6 +139,10 @@ int main(int argc, char **argv) {
   bn->add_option("--against", bench.against, "FILE.cu:KERNEL: the hand-written CUDA twin");
   bn->add_option("--dim", bench.dims, "NAME=V: the size of a dim")->allow_extra_args(false);
   bn->add_option("--scalar", bench.scalars, "NAME=V: a scalar argument")->allow_extra_args(false);
+  bn->add_option("--arg", bench.args,
+                 "NAME=PATH.npy: a tensor's contents, for both sides (varlen attention's "
+                 "cu_seqlens); the other tensors are random")
+      ->allow_extra_args(false);
   bn->add_option("--flops", bench.flops, "floating-point operations per launch (for TFLOP/s)");
   bn->add_option("--bytes", bench.bytes, "bytes moved per launch (for TB/s)");
   bn->add_flag("--suite", bench.suite,
