@@ -100,8 +100,8 @@ bool fitsAcrossIterations(Operation *op) {
 /// block j and S of block j + 1, which the softmax does not separate).
 struct SpanningLoop {
   scf::ForOp loop;
-  WarpgroupDotOp first; // ends the turn the previous iteration began
-  WarpgroupDotOp last;  // begins the turn the next iteration ends
+  WarpgroupDotOp noWait; // the first section's first dot: no turn wait before it
+  WarpgroupDotOp noPass; // the last section's last dot: no turn pass after it
 };
 
 std::optional<SpanningLoop>
@@ -124,7 +124,7 @@ spanningLoop(ArrayRef<std::pair<WarpgroupDotOp, WarpgroupDotOp>> sections, size_
   for (Operation *op = sections[j].second->getNextNode(); op; op = op->getNextNode())
     if (!fitsAcrossIterations(op))
       return std::nullopt;
-  return SpanningLoop{loop, sections[i].second, sections[j].first};
+  return SpanningLoop{loop, sections[i].first, sections[j].second};
 }
 
 /// The sections of `block` and of the blocks nested in it: first and last dot.
@@ -188,10 +188,8 @@ struct TilePingPong : tile::impl::TilePingPongBase<TilePingPong> {
       std::optional<SpanningLoop> span = spanningLoop(sections, i);
       if (!span)
         continue;
-      noWait.insert(sections[i].first);
-      for (auto [f, l] : sections)
-        if (f == span->last)
-          noPass.insert(l);
+      noWait.insert(span->noWait);
+      noPass.insert(span->noPass);
       b.setInsertionPoint(span->loop);
       TurnWaitOp::create(b, span->loop.getLoc());
       b.setInsertionPointAfter(span->loop);

@@ -151,12 +151,12 @@ llvm::Error tessera::autotune::checkGiven(const jit::KernelSignature &sig,
     if (p == sig.params.end())
       return makeError("kernel '" + sig.name + "' has no tensor parameter named '" + name + "'");
     std::vector<int64_t> shape;
-    for (auto [d, dim] : llvm::enumerate(p->dims)) {
-      auto it = dim.empty() ? dims.end() : dims.find(dim);
-      if (!dim.empty() && it == dims.end())
-        return makeError("dim '" + dim + "' of '" + p->name + "' needs a size: --dim " + dim +
-                         "=V");
-      shape.push_back(dim.empty() ? p->literal[d] : it->second);
+    for (size_t d = 0; d < p->dims.size(); ++d) {
+      std::optional<int64_t> e = jit::extentOf(*p, d, dims);
+      if (!e)
+        return makeError("dim '" + p->dims[d] + "' of '" + p->name + "' needs a size: --dim " +
+                         p->dims[d] + "=V");
+      shape.push_back(*e);
     }
     if (a.dtype != p->dtype || a.shape != shape)
       return makeError("the contents given for '" + name + "' are " + describe(a.dtype, a.shape) +

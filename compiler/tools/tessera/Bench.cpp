@@ -125,18 +125,11 @@ int runComparisons(const BenchOptions &opts) {
       return 1;
     }
     std::map<std::string, double> dims, scalars;
-    std::map<std::string, std::string> argFiles;
+    bench::PairSpec p{"custom", "", opts.input, opts.kernel, cu.str(), kernel.str()};
     if (!parseNumberItems(opts.dims, "--dim", dims) ||
         !parseNumberItems(opts.scalars, "--scalar", scalars) ||
-        !splitItems(opts.args, "--arg", "PATH.npy", argFiles))
+        !parseNpyItems(opts.args, "--arg", p.given))
       return 1;
-    bench::PairSpec p{"custom", "", opts.input, opts.kernel, cu.str(), kernel.str()};
-    for (auto &[n, path] : argFiles) {
-      auto a = readNpy(path);
-      if (!a)
-        return report(a.takeError());
-      p.given[n] = std::move(*a);
-    }
     for (auto &[n, v] : dims) {
       p.dims[n] = (int64_t)v;
       p.label += (p.label.empty() ? "" : " ") + n + "=" + std::to_string((int64_t)v);

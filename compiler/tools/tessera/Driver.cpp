@@ -276,6 +276,22 @@ bool tessera::parseNumberItems(const std::vector<std::string> &items, const char
   return true;
 }
 
+bool tessera::parseNpyItems(const std::vector<std::string> &items, const char *flag,
+                            std::map<std::string, NpyArray> &out) {
+  std::map<std::string, std::string> paths;
+  if (!splitItems(items, flag, "PATH.npy", paths))
+    return false;
+  for (auto &[name, path] : paths) {
+    auto a = readNpy(path);
+    if (!a) {
+      reportError(a.takeError());
+      return false;
+    }
+    out[name] = std::move(*a);
+  }
+  return true;
+}
+
 bool tessera::checkArch(const std::string &arch) {
   if (arch.empty() || target::TargetInfo::lookup(arch))
     return true;

@@ -9,6 +9,8 @@
 #ifndef TESSERA_TOOLS_DRIVER_H
 #define TESSERA_TOOLS_DRIVER_H
 
+#include "lib/Support/Npy.h"
+
 #include "llvm/Support/Error.h"
 
 #include <map>
@@ -37,6 +39,9 @@ bool parseIntegerItems(const std::vector<std::string> &items, const char *flag,
 /// NAME=NUMBER items (true and false as 1 and 0).
 bool parseNumberItems(const std::vector<std::string> &items, const char *flag,
                       std::map<std::string, double> &out);
+/// NAME=PATH.npy items, each file read (a file that does not read is reported).
+bool parseNpyItems(const std::vector<std::string> &items, const char *flag,
+                   std::map<std::string, NpyArray> &out);
 
 /// An empty --arch, or one Tessera supports; otherwise prints `unsupported --arch`
 /// with the supported ones and returns false.

@@ -79,18 +79,11 @@ int tessera::runTune(const TuneOptions &opts) {
   if (!checkArch(opts.arch))
     return 1;
   std::map<std::string, double> dimsIn, scalars;
-  std::map<std::string, std::string> argFiles;
+  std::map<std::string, NpyArray> given;
   if (!parseNumberItems(opts.dims, "--dim", dimsIn) ||
       !parseNumberItems(opts.scalars, "--scalar", scalars) ||
-      !splitItems(opts.args, "--arg", "PATH.npy", argFiles))
+      !parseNpyItems(opts.args, "--arg", given))
     return 1;
-  std::map<std::string, NpyArray> given;
-  for (auto &[name, path] : argFiles) {
-    auto a = readNpy(path);
-    if (!a)
-      return report(a.takeError());
-    given[name] = std::move(*a);
-  }
   auto program = jit::Program::fromFile(opts.input);
   if (!program)
     return report(program.takeError());
