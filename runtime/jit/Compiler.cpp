@@ -69,6 +69,21 @@ std::string tessera::jit::compilerVersion() {
          std::to_string(CUDA_VERSION);
 }
 
+std::string tessera::jit::modelKey(const Program &program, const CompileRequest &req) {
+  std::string text = compilerVersion() + "\nbuild " + TESSERA_BUILD_ID + "\nmodel\nsource " +
+                     sha256Hex(program.file().text()) + "\nkernel " + req.kernel + "\ndims";
+  for (auto &[n, v] : req.dims)
+    text += " " + n + "=" + std::to_string(v);
+  text += "\nsms " + std::to_string(req.numSms) + "\naligned " + (req.aligned ? "1" : "0") +
+          "\narch " + req.arch + (req.index64 ? "\nindex64" : "");
+  if (req.aligned && !req.unalignedArgs.empty()) {
+    text += "\nunaligned";
+    for (int64_t i : req.unalignedArgs)
+      text += " " + std::to_string(i);
+  }
+  return "model-" + sha256Hex(text).substr(0, 40);
+}
+
 //===----------------------------------------------------------------------===//
 // Program
 //===----------------------------------------------------------------------===//

@@ -171,6 +171,11 @@ private:
 /// The Tessera, LLVM and CUDA-toolkit versions that enter every cache key.
 std::string compilerVersion();
 
+/// The disk cache's key of the cost model's choice for `req` (its params
+/// ignored): everything autotune::chooseDefault reads (source, kernel, dims,
+/// alignment, arch, multiprocessors, size class) and the compiler's version.
+std::string modelKey(const Program &program, const CompileRequest &req);
+
 } // namespace tessera::jit
 
 #endif

@@ -98,7 +98,8 @@ std::optional<CacheEntry> DiskCache::load(llvm::StringRef key) const {
   return e;
 }
 
-llvm::Error DiskCache::store(llvm::StringRef key, const CacheEntry &e) const {
+llvm::Error DiskCache::writeAtomically(llvm::StringRef key, const std::string &path,
+                                       llvm::function_ref<void(llvm::raw_ostream &)> write) const {
   if (auto ec = llvm::sys::fs::create_directories(dir_))
     return llvm::createStringError(ec,
                                    "cannot create the kernel cache " + dir_ + ": " + ec.message());
@@ -111,6 +112,23 @@ llvm::Error DiskCache::store(llvm::StringRef key, const CacheEntry &e) const {
                                            ec.message());
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    write(os);
+    os.close();
+    if (os.has_error()) {
+      (void)llvm::sys::fs::remove(tmp);
+      return llvm::createStringError(os.error(),
+                                     "cannot write " + tmp + ": " + os.error().message());
+    }
+  }
+  if (auto ec = llvm::sys::fs::rename(tmp, path)) {
+    (void)llvm::sys::fs::remove(tmp);
+    return llvm::createStringError(ec, "cannot rename " + tmp + ": " + ec.message());
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error DiskCache::store(llvm::StringRef key, const CacheEntry &e) const {
+  return writeAtomically(key, pathOf(key), [&](llvm::raw_ostream &os) {
     os << kMagic << "\nkey " << key << "\nentry " << e.entry << "\nwarps " << e.numWarps
        << "\nshared " << e.sharedBytes;
     if (e.splitK.splits > 1)
@@ -120,16 +138,52 @@ llvm::Error DiskCache::store(llvm::StringRef key, const CacheEntry &e) const {
       llvm::interleave(m.box, os, "x");
     }
     os << "\nbytes " << e.ptx.size() << "\nsha256 " << sha256Hex(e.ptx) << "\n\n" << e.ptx;
-    os.close();
-    if (os.has_error()) {
-      (void)llvm::sys::fs::remove(tmp);
-      return llvm::createStringError(os.error(),
-                                     "cannot write " + tmp + ": " + os.error().message());
-    }
+  });
+}
+
+// Choice format: the magic, `key <key>`, one `param <name> <value>` line per
+// parameter, then `end` (a truncated file has none).
+static constexpr llvm::StringLiteral kChoiceMagic = "tessera-model-choice 1";
+
+std::string DiskCache::choicePathOf(llvm::StringRef key) const {
+  llvm::SmallString<256> p(dir_);
+  llvm::sys::path::append(p, key + ".tmc");
+  return std::string(p);
+}
+
+std::optional<std::map<std::string, int64_t>> DiskCache::loadChoice(llvm::StringRef key) const {
+  std::string path = choicePathOf(key);
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return std::nullopt;
+  auto corrupt = [&]() -> std::optional<std::map<std::string, int64_t>> {
+    ++corrupt_;
+    (void)llvm::sys::fs::remove(path);
+    return std::nullopt;
+  };
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buf)->getBuffer().split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  if (lines.size() < 3 || lines.front() != kChoiceMagic || lines[1] != ("key " + key).str() ||
+      lines.back() != "end")
+    return corrupt();
+  std::map<std::string, int64_t> params;
+  for (llvm::StringRef line : llvm::ArrayRef(lines).drop_front(2).drop_back()) {
+    llvm::SmallVector<llvm::StringRef> f;
+    line.split(f, ' ');
+    int64_t v;
+    if (f.size() != 3 || f[0] != "param" || f[1].empty() || f[2].getAsInteger(10, v))
+      return corrupt();
+    params[f[1].str()] = v;
   }
-  if (auto ec = llvm::sys::fs::rename(tmp, pathOf(key))) {
-    (void)llvm::sys::fs::remove(tmp);
-    return llvm::createStringError(ec, "cannot rename " + tmp + ": " + ec.message());
-  }
-  return llvm::Error::success();
+  return params;
+}
+
+llvm::Error DiskCache::storeChoice(llvm::StringRef key,
+                                   const std::map<std::string, int64_t> &params) const {
+  return writeAtomically(key, choicePathOf(key), [&](llvm::raw_ostream &os) {
+    os << kChoiceMagic << "\nkey " << key << '\n';
+    for (auto &[name, value] : params)
+      os << "param " << name << ' ' << value << '\n';
+    os << "end\n";
+  });
 }

@@ -5,7 +5,10 @@
 // several processes may share a directory: readers see a whole entry or none.
 // Each entry records its key and a SHA-256 of its PTX; an entry that fails
 // those checks (truncated, edited, another key) is treated as absent, removed,
-// and rebuilt by the caller.
+// and rebuilt by the caller. Beside the kernels it keeps the cost model's
+// choices (`<key>.tmc`): the parameters autotune::chooseDefault picked for a
+// launch signature, so that a new process skips the model as it skips code
+// generation.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_RUNTIME_JIT_DISKCACHE_H
@@ -13,9 +16,12 @@
 
 #include "dialects/Tile/Knobs.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,11 +64,19 @@ public:
   std::optional<CacheEntry> load(llvm::StringRef key) const;
   llvm::Error store(llvm::StringRef key, const CacheEntry &e) const;
   std::string pathOf(llvm::StringRef key) const;
+  /// The cost model's choice stored under `key` (jit::modelKey); none when
+  /// absent or corrupt (a corrupt one is removed, as a kernel entry is).
+  std::optional<std::map<std::string, int64_t>> loadChoice(llvm::StringRef key) const;
+  llvm::Error storeChoice(llvm::StringRef key, const std::map<std::string, int64_t> &params) const;
+  std::string choicePathOf(llvm::StringRef key) const;
   const std::string &directory() const { return dir_; }
   /// Entries found corrupt (and removed) so far.
   unsigned corruptEntries() const { return corrupt_; }
 
 private:
+  /// Writes `text` to `path` through a unique temporary file renamed over it.
+  llvm::Error writeAtomically(llvm::StringRef key, const std::string &path,
+                              llvm::function_ref<void(llvm::raw_ostream &)> write) const;
   std::string dir_;
   mutable unsigned corrupt_ = 0;
 };

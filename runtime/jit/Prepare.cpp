@@ -30,7 +30,8 @@ void printTimings(llvm::StringRef kernel, llvm::StringRef config, const LaunchIn
                   bool loaded) {
   llvm::errs() << "tessera: timings of " << kernel << (config.empty() ? "" : " [") << config
                << (config.empty() ? "" : "]") << ": cost model " << llvm::format("%.1f", i.modelMs)
-               << " ms, frontend " << llvm::format("%.1f", i.frontendMs) << " ms, ";
+               << (i.modelFromDisk ? " ms (its choice from the disk cache)" : " ms")
+               << ", frontend " << llvm::format("%.1f", i.frontendMs) << " ms, ";
   if (i.fromDisk)
     llvm::errs() << "PTX from the disk cache, ";
   else
@@ -101,10 +102,24 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
     }
     if (req.params.empty() && opts.useModel) {
       auto t0 = std::chrono::steady_clock::now();
-      auto chosen = autotune::chooseDefault(compiler_, program, req, target_, multiprocessors_);
-      if (!chosen)
-        return chosen.takeError();
-      req.params = std::move(*chosen);
+      // The model's choice is kept on disk beside the kernels: a new process
+      // with the same signature skips it as it skips code generation.
+      std::string mkey = disk_ ? modelKey(program, req) : "";
+      std::optional<std::map<std::string, int64_t>> kept;
+      if (!mkey.empty())
+        kept = disk_->loadChoice(mkey);
+      if (kept) {
+        req.params = std::move(*kept);
+        info.modelFromDisk = true;
+      } else {
+        auto chosen = autotune::chooseDefault(compiler_, program, req, target_, multiprocessors_);
+        if (!chosen)
+          return chosen.takeError();
+        req.params = std::move(*chosen);
+        if (!mkey.empty())
+          if (llvm::Error e = disk_->storeChoice(mkey, req.params))
+            llvm::consumeError(std::move(e)); // a read-only cache only costs the model again
+      }
       info.modeled = !req.params.empty();
       info.modelMs = msSince(t0);
     }

@@ -62,9 +62,10 @@ struct LaunchInfo {
   bool cubinFromDisk = false; // the driver's JIT output came from the disk cache
   bool tuned = false;   // the tuning database chose the parameters (every launch of the signature)
   bool modeled = false; // the cost model chose them
-  std::string config;   // the parameters launched, "BM=128 BN=256 ..." (empty: none declared)
-  double compileMs = 0; // frontend + codegen, or frontend + disk read
-  double loadMs = 0;    // the driver's PTX JIT (cuLink) unless cached, and cuModuleLoadDataEx
+  bool modelFromDisk = false; // ... in an earlier process: its choice came from the disk cache
+  std::string config;         // the parameters launched, "BM=128 BN=256 ..." (empty: none declared)
+  double compileMs = 0;       // frontend + codegen, or frontend + disk read
+  double loadMs = 0;          // the driver's PTX JIT (cuLink) unless cached, and cuModuleLoadDataEx
   /// Where a first launch's time went, by stage (RuntimeOptions::timings prints
   /// it): the cost model's choice of parameters, compileMs's stages
   /// (CompiledKernel), and loadMs's: the driver's JIT (or the cached cubin's

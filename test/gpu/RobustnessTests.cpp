@@ -11,8 +11,11 @@
 
 #include <gtest/gtest.h>
 
+#include "llvm/Support/FileSystem.h"
+
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -246,6 +249,44 @@ TEST_F(Gpu, TimingsSayWhereAFirstLaunchsTimeWent) {
   EXPECT_EQ(printed.find("timings of", printed.find("timings of") + 1), std::string::npos)
       << "one line per compile: " << printed;
   ASSERT_FALSE((bool)cuda::check(cuda::driver()->cuCtxSynchronize(), "sync"));
+}
+
+TEST_F(Gpu, ANewProcessTakesTheCostModelsChoiceFromTheDiskCache) {
+  // Two runtimes on one fresh disk cache, as two processes would be: the
+  // second's first launch reads the model's choice (and the PTX, and the
+  // cubin) instead of running the model, and launches the same parameters.
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tessera-model-cache", dir));
+  std::string cacheDir(dir);
+  auto p = program("examples/softmax.tile");
+  ASSERT_TRUE(p);
+  auto x = up(HostTensor(DType::F32, {96, 700}).random(rng));
+  auto y = poison(DType::F32, {96, 700});
+  auto first = ownRuntime([&](jit::RuntimeOptions &ro) { ro.cacheDir = cacheDir; });
+  auto second = ownRuntime([&](jit::RuntimeOptions &ro) { ro.cacheDir = cacheDir; });
+  ASSERT_TRUE(first && second);
+  auto a = first->launch(*p, "softmax", {x.arg(), y.arg()});
+  ASSERT_TRUE((bool)a) << llvm::toString(a.takeError());
+  auto b = second->launch(*p, "softmax", {x.arg(), y.arg()});
+  ASSERT_TRUE((bool)b) << llvm::toString(b.takeError());
+  EXPECT_TRUE(a->modeled);
+  EXPECT_FALSE(a->modelFromDisk);
+  EXPECT_TRUE(b->modeled);
+  EXPECT_TRUE(b->modelFromDisk);
+  EXPECT_TRUE(b->fromDisk);
+  EXPECT_EQ(a->config, b->config);
+  ASSERT_FALSE((bool)cuda::check(cuda::driver()->cuCtxSynchronize(), "sync"));
+  std::vector<double> want(96 * 700);
+  for (int64_t i = 0; i < 96; ++i) {
+    double m = -1e300, sum = 0;
+    for (int64_t j = 0; j < 700; ++j)
+      m = std::max(m, x.host.v[i * 700 + j]);
+    for (int64_t j = 0; j < 700; ++j)
+      sum += std::exp(x.host.v[i * 700 + j] - m);
+    for (int64_t j = 0; j < 700; ++j)
+      want[i * 700 + j] = std::exp(x.host.v[i * 700 + j] - m) / sum;
+  }
+  expectClose(y, want, 1e-5, 1e-6);
 }
 
 TEST_F(Gpu, LaunchErrorsAreReportedAndLeaveTheProcessUsable) {

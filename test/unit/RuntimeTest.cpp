@@ -129,6 +129,74 @@ TEST(DiskCache, StoresLoadsAndRebuildsCorruptEntries) {
   EXPECT_FALSE(cache.load("k3").has_value());
 }
 
+TEST(DiskCache, KeepsTheCostModelsChoices) {
+  DiskCache cache(tempDir("tessera-cache-test"));
+  std::map<std::string, int64_t> params = {{"BM", 128}, {"BN", 64}, {"warp-specialize", 1}};
+  EXPECT_FALSE(cache.loadChoice("m1").has_value());
+  ASSERT_FALSE((bool)cache.storeChoice("m1", params));
+  auto got = cache.loadChoice("m1");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(*got, params);
+  // No parameters is a choice too (a kernel without a tune clause).
+  ASSERT_FALSE((bool)cache.storeChoice("m2", {}));
+  ASSERT_TRUE(cache.loadChoice("m2").has_value());
+  EXPECT_TRUE(cache.loadChoice("m2")->empty());
+  // A truncated file (no `end`), a bad value or another key's file is absent,
+  // and removed.
+  auto rewrite = [&](const std::string &path, auto edit) {
+    auto buf = llvm::MemoryBuffer::getFile(path);
+    ASSERT_TRUE((bool)buf);
+    std::string text = edit((*buf)->getBuffer().str());
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << text;
+  };
+  rewrite(cache.choicePathOf("m1"), [](std::string t) { return t.substr(0, t.size() - 4); });
+  EXPECT_FALSE(cache.loadChoice("m1").has_value());
+  EXPECT_FALSE(llvm::sys::fs::exists(cache.choicePathOf("m1")));
+  ASSERT_FALSE((bool)cache.storeChoice("m1", params));
+  rewrite(cache.choicePathOf("m1"),
+          [](std::string t) { return t.replace(t.find("128"), 3, "1x8"); });
+  EXPECT_FALSE(cache.loadChoice("m1").has_value());
+  ASSERT_FALSE((bool)cache.storeChoice("m1", params));
+  ASSERT_FALSE(llvm::sys::fs::rename(cache.choicePathOf("m1"), cache.choicePathOf("m3")));
+  EXPECT_FALSE(cache.loadChoice("m3").has_value());
+  EXPECT_EQ(cache.corruptEntries(), 3u);
+}
+
+TEST(ModelKey, NamesWhatTheChoiceDependsOn) {
+  auto p = Program::fromSource("k.tile",
+                               "kernel k(x: tensor<f32, [N]>) tune B in [64, 128]\n"
+                               "  grid [cdiv(N, B)] {\n"
+                               "  store(x, [program_id(0)], load(x, [program_id(0)], [B]));\n}\n");
+  ASSERT_TRUE((bool)p) << llvm::toString(p.takeError());
+  CompileRequest r;
+  r.kernel = "k";
+  r.dims = {{"N", 1000}};
+  r.numSms = 132;
+  std::string key = modelKey(**p, r);
+  CompileRequest withParams = r;
+  withParams.params = {{"B", 64}};
+  EXPECT_EQ(modelKey(**p, withParams), key) << "the model's input has no parameters";
+  auto differs = [&](auto change) {
+    CompileRequest c = r;
+    change(c);
+    return modelKey(**p, c) != key;
+  };
+  EXPECT_TRUE(differs([](CompileRequest &c) { c.dims["N"] = 1001; }));
+  EXPECT_TRUE(differs([](CompileRequest &c) { c.numSms = 114; }));
+  EXPECT_TRUE(differs([](CompileRequest &c) { c.arch = "sm_80"; }));
+  EXPECT_TRUE(differs([](CompileRequest &c) { c.aligned = false; }));
+  EXPECT_TRUE(differs([](CompileRequest &c) { c.unalignedArgs = {0}; }));
+  EXPECT_TRUE(differs([](CompileRequest &c) { c.index64 = true; }));
+  auto other = Program::fromSource(
+      "k.tile", "kernel k(x: tensor<f32, [N]>) tune B in [64, 256]\n"
+                "  grid [cdiv(N, B)] {\n"
+                "  store(x, [program_id(0)], load(x, [program_id(0)], [B]));\n}\n");
+  ASSERT_TRUE((bool)other) << llvm::toString(other.takeError());
+  EXPECT_NE(modelKey(**other, r), key) << "another source";
+}
+
 //===----------------------------------------------------------------------===//
 // Binding
 //===----------------------------------------------------------------------===//
