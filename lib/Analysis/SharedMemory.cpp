@@ -7,6 +7,10 @@
 #include "lib/Target/TargetInfo.h"
 
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -107,6 +111,32 @@ SmallVector<SharedGeometry> scratchCandidates(int64_t rows, int64_t cols, unsign
 
 std::optional<SharedGeometry> tessera::analysis::conversionScratch(RankedTensorType src,
                                                                    RankedTensorType dst) {
+  // A pure function of the two types, and a costly one (every candidate's bank
+  // conflicts are simulated, lane by lane), asked again for the same
+  // conversions by every configuration the cost model and the tuner look at.
+  // Keyed by the types' text, not their storage, which a later context may reuse.
+  std::string key;
+  {
+    llvm::raw_string_ostream os(key);
+    os << src << '|' << dst;
+  }
+  static std::mutex mutex;
+  static llvm::StringMap<std::optional<SharedGeometry>> memo;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = memo.find(key); it != memo.end())
+      return it->second;
+  }
+  std::optional<SharedGeometry> best = conversionScratchUncached(src, dst);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (memo.size() >= 4096)
+    memo.clear();
+  memo[key] = best;
+  return best;
+}
+
+std::optional<SharedGeometry> tessera::analysis::conversionScratchUncached(RankedTensorType src,
+                                                                           RankedTensorType dst) {
   FailureOr<Distribution> s = distributionOf(src), d = distributionOf(dst);
   if (failed(s) || failed(d) || registerPermutation(*s, *d))
     return std::nullopt;

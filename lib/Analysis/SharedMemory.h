@@ -31,8 +31,12 @@ mlir::FailureOr<SharedPlan> readPlan(const Distribution &dst, const SharedGeomet
 /// when it stays in registers (or a layout has no distribution). The tile is
 /// flattened to [rows, cols]; of the swizzles and row paddings, the one with
 /// the fewest bank conflicts over the writes and reads wins (ties: plain).
+/// Answers are kept per pair of types (by their text) for the process.
 std::optional<SharedGeometry> conversionScratch(mlir::RankedTensorType src,
                                                 mlir::RankedTensorType dst);
+/// conversionScratch without the memo (what it computes on a miss).
+std::optional<SharedGeometry> conversionScratchUncached(mlir::RankedTensorType src,
+                                                        mlir::RankedTensorType dst);
 
 /// The scratch slot of a conversion: as recorded by tile-allocate-shared
 /// (`tile.scratch_layout = array<i64: swizzle, pad>`), else conversionScratch.

@@ -318,6 +318,7 @@ OwningOpRef<ModuleOp> tessera::buildTileModule(const SourceFile &file, const Fro
     });
   if (opts.canonicalize) {
     PassManager pm(&ctx);
+    pm.enableVerifier(false); // verified once below, not after each pass
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     if (failed(pm.run(*module)) || failed(verify(*module))) {

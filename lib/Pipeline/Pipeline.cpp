@@ -9,10 +9,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseSet.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -58,6 +61,7 @@ LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::Strin
                                                     TimingScope *timing) {
   module.walk([](tile::KernelOp k) { dropAsserts(k); });
   PassManager pm(module.getContext());
+  verifyOnce(pm);
   std::optional<TimingScope> passes;
   if (timing) {
     passes = timing->nest("code generation passes");
@@ -84,8 +88,27 @@ LogicalResult tessera::pipeline::lowerToLLVMDialect(ModuleOp module, llvm::Strin
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(tile::createTileSinkSharedLoads());
-  return pm.run(module);
+  if (failed(pm.run(module)))
+    return failure();
+  if (verifiesEachPass())
+    return success();
+  std::optional<TimingScope> verifying;
+  if (passes)
+    verifying = passes->nest("verify");
+  if (failed(verify(module))) // names no pass: TESSERA_VERIFY_EACH_PASS=1 finds it
+    return module.emitError("internal compiler error: code generation produced invalid IR");
+  return success();
 }
+
+bool tessera::pipeline::verifiesEachPass() {
+  static const bool each = [] {
+    const char *v = getenv("TESSERA_VERIFY_EACH_PASS");
+    return v && *v && llvm::StringRef(v) != "0";
+  }();
+  return each;
+}
+
+void tessera::pipeline::verifyOnce(PassManager &pm) { pm.enableVerifier(verifiesEachPass()); }
 
 FailureOr<int64_t> tessera::pipeline::sharedMemoryBytes(tile::KernelOp kernel,
                                                         llvm::StringRef arch) {
@@ -95,6 +118,7 @@ FailureOr<int64_t> tessera::pipeline::sharedMemoryBytes(tile::KernelOp kernel,
   auto copy = cast<tile::KernelOp>(b.clone(*kernel));
   dropAsserts(copy);
   PassManager pm(kernel.getContext(), tile::KernelOp::getOperationName());
+  verifyOnce(pm); // an analysis of a copy; the compile verifies its own IR
   pm.addPass(tile::createTileLegalizeFloat8());
   pm.addPass(tile::createTilePadExtents());
   pm.addPass(tile::createTileClusterPrograms({arch.str()})); // the empty barriers of a cluster

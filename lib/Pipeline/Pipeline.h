@@ -19,6 +19,7 @@
 
 namespace mlir {
 class DialectRegistry;
+class PassManager;
 namespace tile {
 class KernelOp;
 }
@@ -28,6 +29,14 @@ namespace tessera::pipeline {
 
 /// The dialects the pipeline produces (LLVM, NVVM and their translations).
 void registerCodegenDialects(mlir::DialectRegistry &registry);
+
+/// Whether pass managers verify the IR after every pass
+/// (TESSERA_VERIFY_EACH_PASS=1, for finding the pass that broke it); by
+/// default code generation verifies its result once, at the end, which costs a
+/// quarter of what verifying after each of its passes did.
+bool verifiesEachPass();
+/// Sets `pm`'s verifier to verifiesEachPass(); its user verifies the result.
+void verifyOnce(mlir::PassManager &pm);
 
 /// Assigns layouts and lowers every tile.kernel of `module`, in place, to an
 /// llvm.func kernel for `arch` (TargetInfo). Fails after reporting on the context.

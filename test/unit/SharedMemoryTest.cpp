@@ -233,6 +233,33 @@ TEST_F(SharedMemory, ConversionsRoundTrip) {
   }
 }
 
+/// The memo answers as the computation does, for each pair of types (two
+/// pairs that differ only in element type or in layout get their own answers).
+TEST_F(SharedMemory, ConversionScratchMemoAnswersAsItsComputation) {
+  Type f32 = Float32Type::get(&ctx), bf16 = BFloat16Type::get(&ctx);
+  auto mma = MmaLayoutAttr::get(&ctx, 2, {4, 2}, {16, 8});
+  auto blocked = getDefaultBlockedLayout(&ctx, {128, 64}, 8, 32);
+  auto blocked16 = getDefaultBlockedLayout(&ctx, {128, 64}, 8, 16);
+  auto same = [](const std::optional<SharedGeometry> &a, const std::optional<SharedGeometry> &b) {
+    return a.has_value() == b.has_value() &&
+           (!a || (a->rows == b->rows && a->cols == b->cols && a->eltBytes == b->eltBytes &&
+                   a->swizzle == b->swizzle && a->vec == b->vec && a->pad == b->pad &&
+                   a->rowMajor == b->rowMajor));
+  };
+  for (auto [src, dst] : {std::pair{RankedTensorType::get({128, 64}, f32, mma),
+                                    RankedTensorType::get({128, 64}, f32, blocked)},
+                          std::pair{RankedTensorType::get({128, 64}, bf16, mma),
+                                    RankedTensorType::get({128, 64}, bf16, blocked)},
+                          std::pair{RankedTensorType::get({128, 64}, bf16, mma),
+                                    RankedTensorType::get({128, 64}, bf16, blocked16)},
+                          std::pair{RankedTensorType::get({128, 64}, bf16, blocked16),
+                                    RankedTensorType::get({128, 64}, bf16, mma)}}) {
+    std::optional<SharedGeometry> want = conversionScratchUncached(src, dst);
+    EXPECT_TRUE(same(conversionScratch(src, dst), want)) << str(src) << " -> " << str(dst);
+    EXPECT_TRUE(same(conversionScratch(src, dst), want)) << "again: " << str(src);
+  }
+}
+
 /// Reductions across warps: partials of distinct rows land in distinct banks.
 TEST_F(SharedMemory, ReductionScratchHasNoBankConflicts) {
   auto mma = MmaLayoutAttr::get(&ctx, 2, {2, 4}, {16, 8});
