@@ -23,7 +23,10 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <thread>
 
 using namespace mlir;
 using namespace tessera;
@@ -286,33 +289,66 @@ std::string tessera::autotune::persistentReason(tile::KernelOp kernel) {
   return "";
 }
 
-llvm::Expected<std::vector<Ranked>> tessera::autotune::rank(jit::Compiler &compiler,
-                                                            const jit::Program &program,
-                                                            const jit::CompileRequest &req,
-                                                            const target::TargetInfo &target,
-                                                            unsigned multiprocessors) {
+llvm::Expected<std::vector<Ranked>>
+tessera::autotune::rank(jit::Compiler &compiler, const jit::Program &program,
+                        const jit::CompileRequest &req, const target::TargetInfo &target,
+                        unsigned multiprocessors, unsigned threads) {
   auto sig = program.kernel(req.kernel);
   if (!sig)
     return sig.takeError();
   std::vector<Ranked> out;
-  for (Config &c : enumerate(*sig)) {
-    jit::CompileRequest cr = req;
-    cr.kernel = sig->name;
-    cr.params = c.params;
-    Ranked r{std::move(c), std::nullopt};
-    if (llvm::Error e = compiler.inspect(program, cr, [&](tile::KernelOp k) {
-          r.estimate = estimate(k, *sig, cr, target, multiprocessors);
-          return llvm::Error::success();
-        }))
-      return std::move(e);
-    out.push_back(std::move(r));
-  }
+  for (Config &c : enumerate(*sig))
+    out.push_back(Ranked{std::move(c), std::nullopt});
+  // Each estimate needs its configuration's own specialized IR (about half a
+  // millisecond of frontend each). Helper threads build theirs in MLIR
+  // contexts of their own, as the tuner's workers do (a context costs under a
+  // millisecond); the caller's compiler takes its share.
+  std::vector<std::string> errors(out.size());
+  std::atomic<size_t> next{0};
+  auto work = [&](jit::Compiler &c) {
+    for (size_t i; (i = next.fetch_add(1)) < out.size();) {
+      jit::CompileRequest cr = req;
+      cr.kernel = sig->name;
+      cr.params = out[i].config.params;
+      if (llvm::Error e = c.inspect(program, cr, [&](tile::KernelOp k) {
+            out[i].estimate = estimate(k, *sig, cr, target, multiprocessors);
+            return llvm::Error::success();
+          }))
+        errors[i] = llvm::toString(std::move(e));
+    }
+  };
+  unsigned helpers = (unsigned)std::min<size_t>(
+      {(threads ? threads : rankThreads()) - 1, out.size() / kConfigsPerThread, out.size() - 1});
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < helpers; ++t)
+    pool.emplace_back([&] {
+      jit::Compiler own(nullptr);
+      work(own);
+    });
+  work(compiler);
+  for (auto &t : pool)
+    t.join();
+  for (const std::string &e : errors)
+    if (!e.empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), e);
   std::stable_sort(out.begin(), out.end(), [](const Ranked &a, const Ranked &b) {
     if (!a.estimate || !b.estimate)
       return a.estimate.has_value() > b.estimate.has_value();
     return a.estimate->cycles < b.estimate->cycles;
   });
   return out;
+}
+
+unsigned tessera::autotune::rankThreads() {
+  static const unsigned n = [] {
+    if (const char *v = getenv("TESSERA_MODEL_THREADS"); v && *v) {
+      unsigned t = 0;
+      if (!llvm::StringRef(v).getAsInteger(10, t) && t > 0)
+        return t;
+    }
+    return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  }();
+  return n;
 }
 
 llvm::Expected<std::map<std::string, int64_t>>

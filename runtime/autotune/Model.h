@@ -104,11 +104,21 @@ struct Ranked {
 };
 
 /// Every configuration of `req.kernel` at `req`'s sizes with its estimate,
-/// fastest first, then the declared order; unestimated ones last.
+/// fastest first, then the declared order; unestimated ones last. Up to
+/// `threads` threads (0: rankThreads()), each taking at least
+/// kConfigsPerThread configurations, build them, each helper in an MLIR
+/// context of its own; the ranking is the same.
 llvm::Expected<std::vector<Ranked>> rank(jit::Compiler &compiler, const jit::Program &program,
                                          const jit::CompileRequest &req,
-                                         const target::TargetInfo &target,
-                                         unsigned multiprocessors);
+                                         const target::TargetInfo &target, unsigned multiprocessors,
+                                         unsigned threads = 0);
+
+/// How many threads rank() uses at most: $TESSERA_MODEL_THREADS, else the
+/// machine's hardware threads up to 8.
+unsigned rankThreads();
+/// The configurations each of rank()'s threads takes at least (a thread per
+/// configuration would cost more in contexts than it saves).
+constexpr size_t kConfigsPerThread = 2;
 
 /// The parameters a launch of `req` (no explicit parameters) uses without a
 /// tuning-database entry: among the configurations pruning keeps, within 3% of

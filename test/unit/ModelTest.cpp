@@ -63,6 +63,34 @@ TEST_P(ModelDefault, ChoosesTilesForTheSize) {
     EXPECT_EQ((*chosen)[n], v) << n;
 }
 
+// Threads build the configurations' IR in contexts of their own: the ranking
+// and every estimate are those of one thread.
+TEST(Model, RanksTheSameOnSeveralThreads) {
+  for (const char *file : {"matmul.tile", "attention.tile"}) {
+    auto p = example(file);
+    ASSERT_TRUE(p);
+    jit::Compiler compiler;
+    jit::CompileRequest req;
+    req.kernel = p->kernels()[0].name;
+    req.dims = std::string(file) == "matmul.tile"
+                   ? std::map<std::string, int64_t>{{"M", 2048}, {"N", 2048}, {"K", 2048}}
+                   : std::map<std::string, int64_t>{{"B", 2}, {"H", 16}, {"N", 2048}, {"D", 64}};
+    auto target = *target::TargetInfo::lookup("sm_90a");
+    auto one = rank(compiler, *p, req, target, 132, 1);
+    auto four = rank(compiler, *p, req, target, 132, 4);
+    ASSERT_TRUE((bool)one) << llvm::toString(one.takeError());
+    ASSERT_TRUE((bool)four) << llvm::toString(four.takeError());
+    ASSERT_EQ(one->size(), four->size());
+    ASSERT_GT(one->size(), 4u) << file;
+    for (size_t i = 0; i < one->size(); ++i) {
+      EXPECT_EQ((*one)[i].config.text(), (*four)[i].config.text()) << file << " #" << i;
+      ASSERT_EQ((*one)[i].estimate.has_value(), (*four)[i].estimate.has_value());
+      if ((*one)[i].estimate)
+        EXPECT_EQ((*one)[i].estimate->cycles, (*four)[i].estimate->cycles);
+    }
+  }
+}
+
 // Large squares take the widest tile that fits with the deepest pipeline;
 // sizes with fewer tiles than multiprocessors take narrower tiles that fill
 // them; M = 64 wastes no rows; memory-bound kernels keep the declared order.
