@@ -235,9 +235,17 @@ llvm::Expected<Result> tessera::bench::runPair(jit::Runtime &rt, const PairSpec 
 
 void tessera::bench::printTable(llvm::raw_ostream &os, llvm::ArrayRef<Result> results,
                                 const Roofline &roof) {
-  os << llvm::format("%-10s %-22s %-8s %10s %10s %10s %12s %8s %9s %10s  %s\n", "workload", "size",
-                     "side", "median ms", "min ms", "max ms", "throughput", "% roof", "speedup",
-                     "rel err", "note");
+  // The size and side columns as wide as their longest entry ("GQA grouped ...",
+  // "sdpa-cudnn"), so that the numbers stay in columns.
+  int sizeW = 22, sideW = 8;
+  for (const Result &r : results) {
+    sizeW = std::max(sizeW, (int)r.spec.label.size());
+    for (const Side &s : r.sides)
+      sideW = std::max(sideW, (int)s.name.size());
+  }
+  os << llvm::format("%-10s %-*s %-*s %10s %10s %10s %12s %8s %9s %10s  %s\n", "workload", sizeW,
+                     "size", sideW, "side", "median ms", "min ms", "max ms", "throughput", "% roof",
+                     "speedup", "rel err", "note");
   for (const Result &r : results) {
     const Side &t = r.sides.front();
     for (const Side &s : r.sides) {
@@ -248,10 +256,10 @@ void tessera::bench::printTable(llvm::raw_ostream &os, llvm::ArrayRef<Result> re
                         : s.external
                             ? (s.ok ? "own ref" : "own FAIL")
                             : llvm::formatv("{0:E1}{1}", s.relErr, s.ok ? "" : " FAIL").str();
-      os << llvm::format("%-10s %-22s %-8s %10.4f %10.4f %10.4f %12s %7.1f%% %9s %10s  %s\n",
-                         r.spec.family.c_str(), r.spec.label.c_str(), s.name.c_str(), s.ms, s.minMs,
-                         s.maxMs, tp.c_str(), roof.of(r, s), speed.c_str(), rel.c_str(),
-                         s.note.c_str());
+      os << llvm::format("%-10s %-*s %-*s %10.4f %10.4f %10.4f %12s %7.1f%% %9s %10s  %s\n",
+                         r.spec.family.c_str(), sizeW, r.spec.label.c_str(), sideW, s.name.c_str(),
+                         s.ms, s.minMs, s.maxMs, tp.c_str(), roof.of(r, s), speed.c_str(),
+                         rel.c_str(), s.note.c_str());
     }
   }
   if (llvm::any_of(results, [](const Result &r) {

@@ -148,6 +148,17 @@ TEST(BenchRivals, JoinTheSuitesRowsBySize) {
   EXPECT_NE(table.find("0.80x"), std::string::npos) << table; // cuDNN 1.6 ms against 2.0
   EXPECT_NE(table.find("own ref"), std::string::npos) << table;
   EXPECT_NE(table.find("own FAIL"), std::string::npos) << table;
+  // A side name longer than the header's ("sdpa-cudnn") widens the column for
+  // every row: each row's median starts where the header's column does.
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(table).split(lines, '\n');
+  size_t medianEnd = lines[0].find("median ms") + strlen("median ms");
+  for (size_t i = 1; i <= 3; ++i) {
+    llvm::StringRef row = lines[i];
+    ASSERT_GT(row.size(), medianEnd) << table;
+    EXPECT_EQ(row[medianEnd], ' ') << table;
+    EXPECT_NE(row[medianEnd - 1], ' ') << "line " << i << " of\n" << table;
+  }
   std::string json;
   llvm::raw_string_ostream js(json);
   writeJSON(js, results, roof, "NVIDIA H200");
