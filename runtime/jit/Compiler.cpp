@@ -69,6 +69,18 @@ std::string tessera::jit::compilerVersion() {
          std::to_string(CUDA_VERSION);
 }
 
+namespace {
+/// The aligned variant's exceptions, as both cache keys name them ("" for none).
+std::string unalignedKeyText(const tessera::jit::CompileRequest &req) {
+  if (!req.aligned || req.unalignedArgs.empty())
+    return "";
+  std::string text = "\nunaligned";
+  for (int64_t i : req.unalignedArgs)
+    text += " " + std::to_string(i);
+  return text;
+}
+} // namespace
+
 std::string tessera::jit::modelKey(const Program &program, const CompileRequest &req) {
   std::string text = compilerVersion() + "\nbuild " + TESSERA_BUILD_ID + "\nmodel\nsource " +
                      sha256Hex(program.file().text()) + "\nkernel " + req.kernel + "\ndims";
@@ -76,11 +88,7 @@ std::string tessera::jit::modelKey(const Program &program, const CompileRequest 
     text += " " + n + "=" + std::to_string(v);
   text += "\nsms " + std::to_string(req.numSms) + "\naligned " + (req.aligned ? "1" : "0") +
           "\narch " + req.arch + (req.index64 ? "\nindex64" : "");
-  if (req.aligned && !req.unalignedArgs.empty()) {
-    text += "\nunaligned";
-    for (int64_t i : req.unalignedArgs)
-      text += " " + std::to_string(i);
-  }
+  text += unalignedKeyText(req);
   return "model-" + sha256Hex(text).substr(0, 40);
 }
 
@@ -347,11 +355,7 @@ llvm::Expected<CompiledKernel> Compiler::compile(const Program &program,
       (req.llvmPasses.empty() ? "" : "\nllvm-passes " + req.llvmPasses);
   for (const ScheduleOption &o : kScheduleOptions)
     keyText += std::string("\n") + o.name + " " + attrText(kernel->getAttr(o.attr));
-  if (req.aligned && !req.unalignedArgs.empty()) {
-    keyText += "\nunaligned";
-    for (int64_t i : req.unalignedArgs)
-      keyText += " " + std::to_string(i);
-  }
+  keyText += unalignedKeyText(req);
   out.key = sha256Hex(keyText).substr(0, 40);
   auto finish = [&] { out.compileMs = msSince(start); };
   if (req.debug)
