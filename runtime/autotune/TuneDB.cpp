@@ -3,6 +3,7 @@
 #include "lib/Support/Errors.h"
 
 #include "runtime/jit/DiskCache.h"
+#include "runtime/jit/Runtime.h"
 
 #include "dialects/Tile/TileDialect.h"
 
@@ -235,5 +236,13 @@ llvm::Expected<TuneKey> tessera::autotune::tuneKeyFor(jit::Compiler &compiler,
   key.arch = req.arch;
   key.driver = req.driverVersion;
   key.versions = jit::compilerVersion();
+  // On a GPU, what assembled the timed cubins too: the best parameters for one
+  // assembler's code need not be the best for another's.
+  if (req.driverVersion) {
+    if (auto a = jit::cubinAssembler())
+      key.versions += " (" + a->name + ")";
+    else
+      llvm::consumeError(a.takeError());
+  }
   return key;
 }

@@ -220,8 +220,8 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
           if (req.driverJit && !noContext.empty()) {
             c.failed = noContext;
           } else if (req.driverJit) {
-            // The driver's JIT, as Runtime::launch runs it; its cubin goes to the cache.
-            if (auto cubin = jit::driverCubin(*ck, req.cache); !cubin)
+            // The assembler Runtime::launch uses; its cubin goes to the cache.
+            if (auto cubin = jit::assembleCubin(*ck, req.cache); !cubin)
               c.failed = llvm::toString(cubin.takeError());
           } else {
             std::string log;

@@ -3,19 +3,22 @@
 // Runtime::prepare turns a launch signature (program, kernel, alignment,
 // parameters, dims) into a loaded kernel and its grid, once per signature:
 // tuned or modelled parameters where none are given, the compile (or its
-// cache), the driver's cubin (or its disk cache), the module load, and a
-// persistent kernel's grid from the occupancy. Also: the tensor maps of a
-// launch's buffers, and a loaded kernel's resources. prepare and
-// tensorMapsFor run under the launch's lock; resources takes it.
+// cache), the cubin (ptxas or the driver's JIT, or its disk cache), the
+// module load, and a persistent kernel's grid from the occupancy. Also: the
+// tensor maps of a launch's buffers, and a loaded kernel's resources. prepare
+// and tensorMapsFor run under the launch's lock; resources takes it.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Support/Clock.h"
 #include "lib/Support/Errors.h"
 #include "runtime/jit/Runtime.h"
 
+#include "lib/Target/PTX.h"
+
 #include "runtime/autotune/Model.h"
 #include "runtime/autotune/TuneDB.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -41,7 +44,7 @@ void printTimings(llvm::StringRef kernel, llvm::StringRef config, const LaunchIn
     llvm::errs() << "the module was already loaded\n";
     return;
   }
-  llvm::errs() << (i.cubinFromDisk ? "cubin from the disk cache " : "driver JIT ")
+  llvm::errs() << (i.cubinFromDisk ? "cubin from the disk cache " : i.assembler + " ")
                << llvm::format("%.1f", i.jitMs) << " ms, module load "
                << llvm::format("%.1f", i.moduleMs) << " ms\n";
 }
@@ -136,11 +139,20 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
     bool loadedNow = !slot;
     if (!slot) {
       auto t0 = std::chrono::steady_clock::now();
-      auto image = driverCubin(*ck, disk_.get(), &info.cubinFromDisk);
+      auto image = assembleCubin(*ck, disk_.get(), &info.cubinFromDisk, &info.assembler);
       if (!image)
         return image.takeError();
       info.jitMs = msSince(t0);
       auto mod = cuda::Module::load(*image);
+      if (!mod && info.assembler == "ptxas") {
+        // A toolkit newer than the driver makes cubins the driver cannot load:
+        // its own JIT assembles the PTX then.
+        llvm::consumeError(mod.takeError());
+        image = assembleCubin(*ck, disk_.get(), &info.cubinFromDisk, &info.assembler, true);
+        if (!image)
+          return image.takeError();
+        mod = cuda::Module::load(*image);
+      }
       if (!mod)
         return mod.takeError();
       auto fn = mod->function(ck->entry);
@@ -226,24 +238,79 @@ llvm::Expected<bool> Runtime::tensorMapsFor(Loaded &loaded, llvm::ArrayRef<Arg> 
   return true;
 }
 
-llvm::Expected<std::string> tessera::jit::driverCubin(const CompiledKernel &ck, DiskCache *cache,
-                                                      bool *fromDisk) {
-  std::string cubinKey = ck.key + "-cubin";
+llvm::Expected<const CubinAssembler &> tessera::jit::cubinAssembler() {
+  struct Choice {
+    CubinAssembler a{false, "driver JIT", ""};
+    std::string error;
+  };
+  static const Choice *choice = [] {
+    auto *c = new Choice; // never freed: read by every launch
+    const char *env = getenv("TESSERA_PTX_ASSEMBLER");
+    std::string want = env ? env : "";
+    if (!want.empty() && want != "auto" && want != "driver" && want != "ptxas") {
+      c->error = "TESSERA_PTX_ASSEMBLER is '" + want + "'; it is auto, ptxas or driver";
+      return c;
+    }
+    if (want == "driver")
+      return c;
+    auto ptxas = target::findPtxas();
+    if (ptxas)
+      c->a = CubinAssembler{true, "ptxas", "ptxas"};
+    else if (want == "ptxas")
+      c->error = "TESSERA_PTX_ASSEMBLER=ptxas: " + llvm::toString(ptxas.takeError());
+    else
+      llvm::consumeError(ptxas.takeError());
+    return c;
+  }();
+  if (!choice->error.empty())
+    return makeError(choice->error);
+  return choice->a;
+}
+
+llvm::Expected<std::string> tessera::jit::assembleCubin(const CompiledKernel &ck, DiskCache *cache,
+                                                        bool *fromDisk, std::string *assembler,
+                                                        bool driverJit) {
+  static const CubinAssembler driver{false, "driver JIT", ""};
+  const CubinAssembler *a = &driver;
+  if (!driverJit) {
+    auto chosen = cubinAssembler();
+    if (!chosen)
+      return chosen.takeError();
+    a = &*chosen;
+  }
+  std::string cubinKey = ck.key + "-cubin" + (a->tag.empty() ? "" : "-" + a->tag);
+  if (fromDisk)
+    *fromDisk = false;
+  if (assembler)
+    *assembler = a->name;
   if (cache)
     if (auto hit = cache->load(cubinKey)) {
       if (fromDisk)
         *fromDisk = true;
       return std::move(hit->ptx);
     }
-  auto cubin = cuda::compilePTX(ck.ptx);
+  llvm::Expected<std::string> cubin = std::string();
+  if (a->ptxas) {
+    // The PTX's own target (sm_90a, sm_80): what the compile request asked for.
+    llvm::StringRef ptx(ck.ptx);
+    size_t t = ptx.find("\n.target ");
+    llvm::StringRef arch =
+        t == llvm::StringRef::npos ? "" : ptx.substr(t + 9).ltrim(" \t").take_until([](char c) {
+          return c == ',' || llvm::isSpace(c);
+        });
+    auto bytes = target::compileCubin(ck.ptx, arch);
+    if (!bytes)
+      return bytes.takeError();
+    cubin = std::string(bytes->begin(), bytes->end());
+  } else {
+    cubin = cuda::compilePTX(ck.ptx);
+  }
   if (!cubin)
     return cubin.takeError();
   if (cache)
     if (llvm::Error e = cache->store(
             cubinKey, CacheEntry{ck.entry, *cubin, ck.numWarps, ck.sharedBytes, ck.tensorMaps}))
       llvm::consumeError(std::move(e)); // a read-only cache only costs recompiles
-  if (fromDisk)
-    *fromDisk = false;
   return cubin;
 }
 

@@ -59,17 +59,19 @@ struct LaunchOptions {
 struct LaunchInfo {
   bool compiled = false;      // this launch compiled (or loaded) the kernel
   bool fromDisk = false;      // ... from the disk cache
-  bool cubinFromDisk = false; // the driver's JIT output came from the disk cache
+  bool cubinFromDisk = false; // the cubin came from the disk cache
+  std::string assembler;      // what made the cubin (CubinAssembler::name)
   bool tuned = false;   // the tuning database chose the parameters (every launch of the signature)
   bool modeled = false; // the cost model chose them
   bool modelFromDisk = false; // ... in an earlier process: its choice came from the disk cache
   std::string config;         // the parameters launched, "BM=128 BN=256 ..." (empty: none declared)
   double compileMs = 0;       // frontend + codegen, or frontend + disk read
-  double loadMs = 0;          // the driver's PTX JIT (cuLink) unless cached, and cuModuleLoadDataEx
+  double loadMs = 0;          // the PTX's assembly (ptxas or the driver's JIT) unless cached,
+                              // and cuModuleLoadDataEx
   /// Where a first launch's time went, by stage (RuntimeOptions::timings prints
   /// it): the cost model's choice of parameters, compileMs's stages
-  /// (CompiledKernel), and loadMs's: the driver's JIT (or the cached cubin's
-  /// read) and the module load.
+  /// (CompiledKernel), and loadMs's: the assembly (jitMs: ptxas or the
+  /// driver's JIT, or the cached cubin's read) and the module load.
   double modelMs = 0, frontendMs = 0, passesMs = 0, llvmMs = 0, jitMs = 0, moduleMs = 0;
   std::array<int64_t, 3> grid = {1, 1, 1};
   unsigned threads = 0;
@@ -104,11 +106,30 @@ struct RuntimeOptions {
   bool index64 = false;
 };
 
-/// The driver's JIT output (a cubin, cuLink) for `ck`: from `cache`, where it
-/// is kept beside the PTX (the key holds the driver version and arch, so a new
-/// process loads a cubin), else compiled and stored. `fromDisk` says which.
-llvm::Expected<std::string> driverCubin(const CompiledKernel &ck, DiskCache *cache,
-                                        bool *fromDisk = nullptr);
+/// What turns PTX into a cubin at run time: the CUDA toolkit's ptxas where it
+/// is found (target::findPtxas), else the driver's JIT (cuLink).
+/// `TESSERA_PTX_ASSEMBLER=driver` or `=ptxas` forces one. The driver's JIT
+/// assembles for linking (as `ptxas -c` does): it ignores `setmaxnreg`, which
+/// leaves a warp-specialized kernel's compute warps their launch share of
+/// registers, and it calls the slow path of a correctly rounded division as an
+/// external function, which serializes every wgmma of the kernel; attention
+/// measured up to 1.9x faster assembled by ptxas (docs/BENCHMARKS.md,
+/// 2026-12-07). Chosen once per process.
+struct CubinAssembler {
+  bool ptxas = false;
+  std::string name; // as timings print it: "ptxas" or "driver JIT"
+  std::string tag;  // in the cubin's cache key: "" for the driver, "ptxas"
+};
+llvm::Expected<const CubinAssembler &> cubinAssembler();
+
+/// A cubin for `ck`: from `cache`, where it is kept beside the PTX (the key
+/// holds the driver version, the arch and the assembler, so a new process loads
+/// a cubin), else assembled by cubinAssembler() (or by the driver's JIT with
+/// `driverJit`) and stored. `fromDisk` says which; `assembler` gets the name
+/// of what made it.
+llvm::Expected<std::string> assembleCubin(const CompiledKernel &ck, DiskCache *cache,
+                                          bool *fromDisk = nullptr,
+                                          std::string *assembler = nullptr, bool driverJit = false);
 
 class Runtime {
 public:

@@ -125,7 +125,8 @@ int main(int argc, char **argv) {
     }
   }
 
-  // 2. First launch of new specializations: compile (frontend, codegen), load (driver JIT), launch.
+  // 2. First launch of new specializations: compile (frontend, codegen), load (the assembler:
+  // ptxas or the driver's JIT), launch.
   struct First {
     const char *file;
     std::vector<int64_t> dims;
@@ -140,7 +141,8 @@ int main(int argc, char **argv) {
     printf("BENCH first launch %s %s: %.1f ms (compile %.1f ms%s, load %.1f ms%s; cost model "
            "%.1f%s, frontend %.1f, passes %.1f, LLVM %.1f, JIT %.1f, module %.1f ms)\n",
            file.c_str(), what, ms, info.compileMs, info.fromDisk ? " from the disk cache" : "",
-           info.loadMs, info.cubinFromDisk ? ", cubin from the disk cache" : ", driver JIT",
+           info.loadMs,
+           (info.cubinFromDisk ? ", cubin from the disk cache" : ", " + info.assembler).c_str(),
            info.modelMs, info.modelFromDisk ? " (its choice from the disk cache)" : "",
            info.frontendMs, info.passesMs, info.llvmMs, info.jitMs, info.moduleMs);
   };

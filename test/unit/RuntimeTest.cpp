@@ -5,8 +5,10 @@
 // CompilerTest.cpp).
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/jit/Runtime.h"
 #include "lib/Interpreter/Interpreter.h"
 #include "lib/Support/Npy.h"
+#include "lib/Target/PTX.h"
 #include "runtime/autotune/Tuner.h"
 #include "runtime/cuda/Driver.h"
 #include "runtime/cuda/Nvrtc.h"
@@ -408,6 +410,49 @@ TEST(Nvrtc, ErrorsCarryTheCompilerLog) {
   EXPECT_NE(msg.find("nvrtcCompileProgram(bad.cu) failed"), std::string::npos) << msg;
   EXPECT_NE(msg.find("undeclared_thing"), std::string::npos) << msg;
   EXPECT_NE(msg.find("bad.cu(1)"), std::string::npos) << msg;
+}
+
+// Without a driver, the runtime's assembler is the toolkit's ptxas where the
+// machine has one: a warpgroup matmul for sm_90a becomes an ELF cubin, kept in
+// the disk cache under the assembler's key and read back from there.
+TEST(CubinAssembler, PtxasAssemblesAndTheDiskCacheKeepsItsCubin) {
+  auto ptxas = tessera::target::findPtxas();
+  if (!ptxas) {
+    std::string why = llvm::toString(ptxas.takeError());
+    GTEST_SKIP() << why;
+  }
+  const char *forced = getenv("TESSERA_PTX_ASSEMBLER");
+  if (forced && std::string(forced) == "driver")
+    GTEST_SKIP() << "TESSERA_PTX_ASSEMBLER=driver";
+  auto a = tessera::jit::cubinAssembler();
+  ASSERT_TRUE((bool)a) << llvm::toString(a.takeError());
+  EXPECT_TRUE(a->ptxas);
+  EXPECT_EQ(a->name, "ptxas");
+  auto prog = tessera::test::example("matmul.tile");
+  ASSERT_TRUE(prog);
+  tessera::jit::Compiler c;
+  tessera::jit::CompileRequest r;
+  r.arch = "sm_90a";
+  r.dims = {{"M", 512}, {"N", 512}, {"K", 512}};
+  auto ck = c.compile(*prog, r);
+  ASSERT_TRUE((bool)ck) << llvm::toString(ck.takeError());
+  ASSERT_NE(ck->ptx.find("wgmma.mma_async"), std::string::npos);
+  tessera::jit::DiskCache cache(tessera::test::tempDir("assembler"));
+  bool fromDisk = true;
+  std::string by;
+  auto cubin = tessera::jit::assembleCubin(*ck, &cache, &fromDisk, &by);
+  ASSERT_TRUE((bool)cubin) << llvm::toString(cubin.takeError());
+  EXPECT_FALSE(fromDisk);
+  EXPECT_EQ(by, "ptxas");
+  ASSERT_GT(cubin->size(), 4u);
+  EXPECT_EQ(cubin->substr(0, 4), "\x7f"
+                                 "ELF");
+  EXPECT_TRUE(cache.load(ck->key + "-cubin-ptxas").has_value());
+  EXPECT_FALSE(cache.load(ck->key + "-cubin").has_value()) << "the driver's entry is another";
+  auto again = tessera::jit::assembleCubin(*ck, &cache, &fromDisk, &by);
+  ASSERT_TRUE((bool)again) << llvm::toString(again.takeError());
+  EXPECT_TRUE(fromDisk);
+  EXPECT_EQ(*again, *cubin);
 }
 
 } // namespace
