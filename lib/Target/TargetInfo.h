@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -99,10 +100,19 @@ public:
   unsigned registersPerMultiprocessor() const { return 65536; }
   /// The most 32-bit registers one block may hold.
   unsigned registersPerBlock() const { return 65536; }
-  /// Per-thread register budgets of a warp-specialized block of 8 compute
-  /// warps and one producer warpgroup (setmaxnreg; they fill registersPerBlock).
+  /// Per-thread register budgets of a warp-specialized block of `computeWarps`
+  /// compute warps and one producer warpgroup (setmaxnreg). The block starts
+  /// with launchRegisters each (all of registersPerBlock, in multiples of 8);
+  /// the producer gives up what it does not need and the compute warps take
+  /// it: 232 each with 8 compute warps, 104 with 16.
   unsigned producerRegisters() const { return 40; }
-  unsigned computeRegisters() const { return 232; }
+  unsigned launchRegisters(unsigned threads) const { return (registersPerBlock() / threads) & ~7u; }
+  unsigned computeRegisters(unsigned computeWarps) const {
+    unsigned computeThreads = kWarpSize * computeWarps, producerThreads = 4 * kWarpSize;
+    unsigned launch = launchRegisters(computeThreads + producerThreads);
+    unsigned freed = (launch - producerRegisters()) * producerThreads;
+    return std::min(maxRegistersPerThread(), launch + freed / computeThreads) & ~7u;
+  }
 
   /// One multiprocessor's capacities and rates.
   const Throughput &perMultiprocessor() const { return rates_; }

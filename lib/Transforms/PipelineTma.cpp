@@ -219,8 +219,10 @@ bool mlir::tile::pipeline::canWarpSpecialize(const TmaPipeline &p) {
   kernel.walk([&](MBarrierAllocOp a) { earlierTma |= a.getResult() != p.full; });
   if (earlierTma)
     return false;
+  // With the producer warpgroup, 16 compute warps make 640 threads; 32 would
+  // pass the block's 1024.
   int64_t warps = kernel.getNumWarps();
-  if (warps != 4 && warps != 8)
+  if (warps != 4 && warps != 8 && warps != 16)
     return false;
   llvm::SetVector<Operation *> ops, perTile;
   return producerInputs(kernel, p.outer, producerNeeds(p), ops, perTile);
@@ -234,7 +236,8 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   Location loc = loop.getLoc();
   Block *body = &kernel.getBody().front();
   int64_t warps = kernel.getNumWarps();
-  bool moveRegisters = warps == 8; // with 4, every thread may hold 255 registers anyway
+  // With 4 compute warps every thread may hold 255 registers anyway.
+  bool moveRegisters = warps >= 8;
 
   // With an asynchronous dot, the compute warps release the slot of iteration
   // k - 1 once its dot is done; with dots that are waited for, the slot of
@@ -318,7 +321,7 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
   }
   if (moveRegisters) {
     OpBuilder c = OpBuilder::atBlockBegin(consumer);
-    SetMaxRegistersOp::create(c, loc, target.computeRegisters(), /*increase=*/true);
+    SetMaxRegistersOp::create(c, loc, target.computeRegisters(warps), /*increase=*/true);
   }
 
   // The producer: its own loop over the iterations, in the thread that

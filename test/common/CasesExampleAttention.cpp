@@ -101,6 +101,16 @@ void tessera::testutil::addExampleAttentionCases(std::vector<ProgramCase> &out, 
   attention(out, rng, true, 1, 2, 400, 128, wide);
   attention(out, rng, true, 1, 2, 333, 64, narrow);
   attention(out, rng, false, 1, 2, 300, 128, oneGroup);
+  // Four compute warpgroups (BM=256, 16 warps) beside the producer: 640
+  // threads, 104 registers per compute thread after setmaxnreg; full and
+  // causal at ragged N, and rotated.
+  std::map<std::string, int64_t> four = {
+      {"BM", 256}, {"BN", 64}, {"num_warps", 16}, {"num_stages", 2}, {"warp-specialize", 1}};
+  attention(out, rng, false, 1, 2, 600, 64, four);
+  attention(out, rng, true, 1, 2, 333, 64, four);
+  four["num_stages"] = 3;
+  four["rotate-dots"] = 1;
+  attention(out, rng, false, 1, 2, 520, 64, four);
   // The log-sum-exp output, full and causal, ragged N, with and without the
   // producer warpgroup.
   attentionLse(out, rng, false, 1, 2, 200, 64);

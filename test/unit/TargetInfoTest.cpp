@@ -32,6 +32,24 @@ TEST(TargetInfo, SharedMemoryPerArch) {
             "unsupported architecture 'sm_70' (supported: sm_80, sm_86, sm_89, sm_90, sm_90a)");
 }
 
+// A warp-specialized block's registers: every thread starts with the launch's
+// share of the register file; after the producer warpgroup's setmaxnreg down
+// and the compute warps' up, the block still holds no more than the file.
+TEST(TargetInfo, RegisterBudgetsOfAWarpSpecializedBlock) {
+  const TargetInfo &t = *TargetInfo::lookup("sm_90a");
+  EXPECT_EQ(t.launchRegisters(384), 168u);
+  EXPECT_EQ(t.computeRegisters(8), 232u);
+  EXPECT_EQ(t.launchRegisters(640), 96u);
+  EXPECT_EQ(t.computeRegisters(16), 104u);
+  for (unsigned warps : {8u, 16u}) {
+    unsigned compute = 32 * warps, producer = 128;
+    EXPECT_EQ(t.computeRegisters(warps) % 8, 0u);
+    EXPECT_LE(compute * t.computeRegisters(warps) + producer * t.producerRegisters(),
+              t.launchRegisters(compute + producer) * (compute + producer))
+        << warps << " compute warps take only what the producer gave up";
+  }
+}
+
 TEST(TargetInfo, InstructionsPerArch) {
   TargetInfo h = *TargetInfo::lookup("sm_90a"), a = *TargetInfo::lookup("sm_80"),
              h90 = *TargetInfo::lookup("sm_90");

@@ -96,8 +96,7 @@ LogicalResult rewriteSignature(tile::KernelOp kernel, const tessera::target::Tar
   bool movesRegisters = false;
   kernel.walk([&](tile::SetMaxRegistersOp) { movesRegisters = true; });
   if (movesRegisters)
-    fn->setAttr("nvvm.maxnreg",
-                b.getI32IntegerAttr((int32_t)(target.registersPerBlock() / threads) & ~7));
+    fn->setAttr("nvvm.maxnreg", b.getI32IntegerAttr((int32_t)target.launchRegisters(threads)));
   for (NamedAttribute a : kernel->getAttrs())
     if (a.getName().strref().starts_with("tile."))
       fn->setAttr(a.getName(), a.getValue());
