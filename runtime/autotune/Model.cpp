@@ -10,6 +10,7 @@
 #include "lib/Transforms/ClusterPrograms.h"
 #include "lib/Transforms/SplitK.h"
 #include "runtime/jit/Grid.h"
+#include "runtime/jit/Runtime.h"
 
 #include "dialects/Tile/TileDialect.h"
 #include "lib/Transforms/Layouts.h"
@@ -268,7 +269,8 @@ std::string tessera::autotune::warpSpecializeReason(tile::KernelOp kernel) {
 
 bool tessera::autotune::mayWarpSpecialize(const target::TargetInfo &target, bool aligned,
                                           int64_t numWarps) {
-  return target.hasWgmma() && target.hasTMA() && aligned && (numWarps == 4 || numWarps == 8);
+  return target.hasWgmma() && target.hasTMA() && aligned &&
+         (numWarps == 4 || numWarps == 8 || numWarps == 16);
 }
 
 bool tessera::autotune::loopWithSeveralDots(tile::KernelOp kernel) {
@@ -412,27 +414,34 @@ tessera::autotune::chooseDefault(jit::Compiler &compiler, const jit::Program &pr
   // A loop computing several dots (attention's) on wgmma and TMA gets the
   // producer warpgroup the tuner tries for it unasked: measured faster at
   // every tile of attention and causal attention, D=128 and D=64 (H100,
-  // docs/BENCHMARKS.md, 2026-12-06), slower at D=256. Without aligned tensors
-  // it would be the plain cp.async loop anyway.
+  // docs/BENCHMARKS.md, 2026-12-06), and at D=256 where ptxas assembles the
+  // kernel (2026-12-07). Without aligned tensors it would be the plain
+  // cp.async loop anyway.
   auto warps = params.find("num_warps");
   int64_t numWarps = warps == params.end() ? kDefaultNumWarps : warps->second;
   if (mayWarpSpecialize(target, req.aligned && req.unalignedArgs.empty(), numWarps)) {
+    auto assembler = jit::cubinAssembler();
+    bool wholeProgram = assembler && assembler->ptxas;
+    if (!assembler)
+      llvm::consumeError(assembler.takeError());
     jit::CompileRequest cr = req;
     cr.kernel = sig->name;
     cr.params = params;
     cr.params[kWarpSpecializeOption] = 1;
     bool specialize = false;
     if (llvm::Error e = compiler.inspect(program, cr, [&](tile::KernelOp k) {
-          // At most 64 accumulator values per compute thread: with D=256
-          // (128 per thread) the producer's register split made ptxas spill
-          // 304 bytes and the loop measured 22-25% slower than without it.
+          // The driver's JIT ignores setmaxnreg (jit::CubinAssembler): with
+          // it, at most 64 accumulator values per compute thread. With D=256
+          // (128 per thread) the loop spilled 304 bytes there and measured
+          // 22-25% slower than without the producer; assembled by ptxas it
+          // measured 45% faster (650.1 against 447.7 TFLOP/s).
           int64_t perThread = 0;
           k.getBody().walk([&](tile::DotOp dot) {
             perThread = std::max(perThread,
                                  dot.getType().getNumElements() / (target.warpSize() * numWarps));
           });
           specialize = loopWithSeveralDots(k) && warpSpecializeReason(k).empty() &&
-                       perThread <= 64 && pruneReason(k, target).empty();
+                       perThread <= (wholeProgram ? 128 : 64) && pruneReason(k, target).empty();
           return llvm::Error::success();
         }))
       return std::move(e);

@@ -14,6 +14,7 @@
 #include "runtime/jit/Grid.h"
 
 #include "runtime/jit/DiskCache.h"
+#include "runtime/jit/Runtime.h"
 
 #include "BuildId.h" // TESSERA_BUILD_ID, generated
 
@@ -89,6 +90,12 @@ std::string tessera::jit::modelKey(const Program &program, const CompileRequest 
   text += "\nsms " + std::to_string(req.numSms) + "\naligned " + (req.aligned ? "1" : "0") +
           "\narch " + req.arch + (req.index64 ? "\nindex64" : "");
   text += unalignedKeyText(req);
+  // The producer warpgroup at large accumulators depends on what assembles
+  // the cubin (chooseDefault).
+  if (auto a = cubinAssembler())
+    text += "\nassembler " + a->name;
+  else
+    llvm::consumeError(a.takeError());
   return "model-" + sha256Hex(text).substr(0, 40);
 }
 
