@@ -221,7 +221,7 @@ llvm::Expected<CompileSummary> tessera::autotune::compileAll(const jit::Program 
             c.failed = noContext;
           } else if (req.driverJit) {
             // The assembler Runtime::launch uses; its cubin goes to the cache.
-            if (auto cubin = jit::assembleCubin(*ck, req.cache); !cubin)
+            if (auto cubin = jit::assembleCubin(*ck, req.arch, req.cache); !cubin)
               c.failed = llvm::toString(cubin.takeError());
           } else {
             std::string log;

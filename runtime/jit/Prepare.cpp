@@ -18,7 +18,6 @@
 #include "runtime/autotune/Model.h"
 #include "runtime/autotune/TuneDB.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -28,6 +27,8 @@ using namespace tessera;
 using namespace tessera::jit;
 
 namespace {
+const CubinAssembler kDriverJit{false, "driver JIT", ""};
+
 /// RuntimeOptions::timings: where a compile's time went, one line.
 void printTimings(llvm::StringRef kernel, llvm::StringRef config, const LaunchInfo &i,
                   bool loaded) {
@@ -139,16 +140,17 @@ llvm::Expected<Runtime::Prepared *> Runtime::prepare(const Program &program,
     bool loadedNow = !slot;
     if (!slot) {
       auto t0 = std::chrono::steady_clock::now();
-      auto image = assembleCubin(*ck, disk_.get(), &info.cubinFromDisk, &info.assembler);
+      auto image = assembleCubin(*ck, req.arch, disk_.get(), &info.cubinFromDisk, &info.assembler);
       if (!image)
         return image.takeError();
       info.jitMs = msSince(t0);
       auto mod = cuda::Module::load(*image);
-      if (!mod && info.assembler == "ptxas") {
+      if (!mod && info.assembler != kDriverJit.name) {
         // A toolkit newer than the driver makes cubins the driver cannot load:
         // its own JIT assembles the PTX then.
         llvm::consumeError(mod.takeError());
-        image = assembleCubin(*ck, disk_.get(), &info.cubinFromDisk, &info.assembler, true);
+        image = assembleCubin(*ck, req.arch, disk_.get(), &info.cubinFromDisk, &info.assembler,
+                              /*driverJit=*/true);
         if (!image)
           return image.takeError();
         mod = cuda::Module::load(*image);
@@ -240,7 +242,7 @@ llvm::Expected<bool> Runtime::tensorMapsFor(Loaded &loaded, llvm::ArrayRef<Arg> 
 
 llvm::Expected<const CubinAssembler &> tessera::jit::cubinAssembler() {
   struct Choice {
-    CubinAssembler a{false, "driver JIT", ""};
+    CubinAssembler a = kDriverJit;
     std::string error;
   };
   static const Choice *choice = [] {
@@ -267,11 +269,11 @@ llvm::Expected<const CubinAssembler &> tessera::jit::cubinAssembler() {
   return choice->a;
 }
 
-llvm::Expected<std::string> tessera::jit::assembleCubin(const CompiledKernel &ck, DiskCache *cache,
+llvm::Expected<std::string> tessera::jit::assembleCubin(const CompiledKernel &ck,
+                                                        llvm::StringRef arch, DiskCache *cache,
                                                         bool *fromDisk, std::string *assembler,
                                                         bool driverJit) {
-  static const CubinAssembler driver{false, "driver JIT", ""};
-  const CubinAssembler *a = &driver;
+  const CubinAssembler *a = &kDriverJit;
   if (!driverJit) {
     auto chosen = cubinAssembler();
     if (!chosen)
@@ -291,13 +293,6 @@ llvm::Expected<std::string> tessera::jit::assembleCubin(const CompiledKernel &ck
     }
   llvm::Expected<std::string> cubin = std::string();
   if (a->ptxas) {
-    // The PTX's own target (sm_90a, sm_80): what the compile request asked for.
-    llvm::StringRef ptx(ck.ptx);
-    size_t t = ptx.find("\n.target ");
-    llvm::StringRef arch =
-        t == llvm::StringRef::npos ? "" : ptx.substr(t + 9).ltrim(" \t").take_until([](char c) {
-          return c == ',' || llvm::isSpace(c);
-        });
     auto bytes = target::compileCubin(ck.ptx, arch);
     if (!bytes)
       return bytes.takeError();

@@ -122,13 +122,13 @@ struct CubinAssembler {
 };
 llvm::Expected<const CubinAssembler &> cubinAssembler();
 
-/// A cubin for `ck`: from `cache`, where it is kept beside the PTX (the key
-/// holds the driver version, the arch and the assembler, so a new process loads
-/// a cubin), else assembled by cubinAssembler() (or by the driver's JIT with
-/// `driverJit`) and stored. `fromDisk` says which; `assembler` gets the name
-/// of what made it.
-llvm::Expected<std::string> assembleCubin(const CompiledKernel &ck, DiskCache *cache,
-                                          bool *fromDisk = nullptr,
+/// A cubin of `ck` (compiled for `arch`): from `cache`, where it is kept
+/// beside the PTX (the key holds the driver version, the arch and the
+/// assembler, so a new process loads a cubin), else assembled by
+/// cubinAssembler() (or by the driver's JIT with `driverJit`) and stored.
+/// `fromDisk` says which; `assembler` gets the name of what made it.
+llvm::Expected<std::string> assembleCubin(const CompiledKernel &ck, llvm::StringRef arch,
+                                          DiskCache *cache, bool *fromDisk = nullptr,
                                           std::string *assembler = nullptr, bool driverJit = false);
 
 class Runtime {

@@ -440,7 +440,7 @@ TEST(CubinAssembler, PtxasAssemblesAndTheDiskCacheKeepsItsCubin) {
   tessera::jit::DiskCache cache(tessera::test::tempDir("assembler"));
   bool fromDisk = true;
   std::string by;
-  auto cubin = tessera::jit::assembleCubin(*ck, &cache, &fromDisk, &by);
+  auto cubin = tessera::jit::assembleCubin(*ck, r.arch, &cache, &fromDisk, &by);
   ASSERT_TRUE((bool)cubin) << llvm::toString(cubin.takeError());
   EXPECT_FALSE(fromDisk);
   EXPECT_EQ(by, "ptxas");
@@ -449,7 +449,7 @@ TEST(CubinAssembler, PtxasAssemblesAndTheDiskCacheKeepsItsCubin) {
                                  "ELF");
   EXPECT_TRUE(cache.load(ck->key + "-cubin-ptxas").has_value());
   EXPECT_FALSE(cache.load(ck->key + "-cubin").has_value()) << "the driver's entry is another";
-  auto again = tessera::jit::assembleCubin(*ck, &cache, &fromDisk, &by);
+  auto again = tessera::jit::assembleCubin(*ck, r.arch, &cache, &fromDisk, &by);
   ASSERT_TRUE((bool)again) << llvm::toString(again.takeError());
   EXPECT_TRUE(fromDisk);
   EXPECT_EQ(*again, *cubin);
