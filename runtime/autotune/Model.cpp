@@ -111,6 +111,11 @@ int64_t timesRun(Operation *op, tile::KernelOp kernel) {
   return n;
 }
 
+/// Whether `loop` carries `dot`'s result to its next iteration unchanged.
+bool yieldedBy(tile::DotOp dot, scf::ForOp loop) {
+  return llvm::is_contained(loop.getBody()->getTerminator()->getOperands(), dot.getResult());
+}
+
 /// Whether the loaded tile `v` becomes an operand of a dot (directly or
 /// through a transpose or conversion): the compiler stages it in shared memory.
 bool feedsDot(Value v) {
@@ -149,7 +154,7 @@ std::optional<Estimate> tessera::autotune::estimate(tile::KernelOp kernel,
   unsigned numWarps = kernel.getNumWarps(), stages = kernel.getNumStages();
   int64_t threads = target.warpSize() * (int64_t)numWarps;
   double computeCycles = 0;
-  int64_t staged = 0, live = 0;
+  int64_t staged = 0, live = 0, dotsInLoops = 0;
   kernel.getBody().walk([&](Operation *op) {
     int64_t n = timesRun(op, kernel);
     if (auto dot = dyn_cast<tile::DotOp>(op)) {
@@ -157,6 +162,11 @@ std::optional<Estimate> tessera::autotune::estimate(tile::KernelOp kernel,
       double flops = 2.0 * s.m * s.n * s.k * n;
       e.flops += flops;
       computeCycles += flops / target.flopsPerClock(target.tensorCoreInstr(s));
+      // A dot result the loop does not carry (attention's scores) lives
+      // beside the carried ones, and half again as its 16-bit copy where it
+      // feeds the next dot from registers.
+      if (auto loop = op->getParentOfType<scf::ForOp>(); loop && !yieldedBy(dot, loop))
+        dotsInLoops += tileBytes(dot.getType()) * 3 / 2;
     } else if (auto load = dyn_cast<tile::LoadOp>(op)) {
       e.bytes += (double)tileBytes(load.getType()) * n;
       if (load->getParentOfType<scf::ForOp>()) {
@@ -177,10 +187,11 @@ std::optional<Estimate> tessera::autotune::estimate(tile::KernelOp kernel,
   int64_t shared = staged * (stages >= 2 ? stages : 1);
   if (shared > target.maxSharedBytesPerBlock() || threads > target.maxThreadsPerBlock())
     return std::nullopt;
-  // Registers: the loop-carried tiles spread over the threads (beyond the
-  // limit it would spill: pruning's rule), plus a base for addresses and
-  // operands, in the allocation granule of 8.
-  if (live / 4 / threads > target.maxRegistersPerThread())
+  // Registers: the loop-carried tiles and the other dot results of a loop
+  // spread over the threads (beyond the limit it would spill), plus a base
+  // for addresses and operands, in the allocation granule of 8.
+  e.valuesPerThread = (live + dotsInLoops) / 4 / threads;
+  if (e.valuesPerThread > target.maxRegistersPerThread())
     return std::nullopt;
   int64_t regs =
       std::min<int64_t>(target.maxRegistersPerThread(), llvm::alignTo(live / 4 / threads + 40, 8));
@@ -428,20 +439,23 @@ tessera::autotune::chooseDefault(jit::Compiler &compiler, const jit::Program &pr
     cr.kernel = sig->name;
     cr.params = params;
     cr.params[kWarpSpecializeOption] = 1;
+    // The compute warps' budget: what setmaxnreg gives them where ptxas
+    // assembles the cubin; the launch's share where the driver's JIT does,
+    // since it ignores setmaxnreg (jit::CubinAssembler). Measured: D=256's
+    // loop (176 values a thread with 8 compute warps) spilled 304 bytes in
+    // 168 registers under the driver's JIT and ran 22-25% slower than
+    // without the producer, and 45% faster assembled by ptxas in 232
+    // (650.1 against 447.7 TFLOP/s, H100, docs/BENCHMARKS.md, 2026-12-07).
+    // With 16 compute warps (104 registers) D=64 at BM=256 BN=64 (80 values)
+    // does not spill; BN=128 (128) and D=128 at BN=64 (112) do.
+    int64_t budget = wholeProgram
+                         ? target.computeRegisters((unsigned)numWarps)
+                         : target.launchRegisters(target.warpSize() * ((unsigned)numWarps + 4));
     bool specialize = false;
     if (llvm::Error e = compiler.inspect(program, cr, [&](tile::KernelOp k) {
-          // The driver's JIT ignores setmaxnreg (jit::CubinAssembler): with
-          // it, at most 64 accumulator values per compute thread. With D=256
-          // (128 per thread) the loop spilled 304 bytes there and measured
-          // 22-25% slower than without the producer; assembled by ptxas it
-          // measured 45% faster (650.1 against 447.7 TFLOP/s).
-          int64_t perThread = 0;
-          k.getBody().walk([&](tile::DotOp dot) {
-            perThread = std::max(perThread,
-                                 dot.getType().getNumElements() / (target.warpSize() * numWarps));
-          });
           specialize = loopWithSeveralDots(k) && warpSpecializeReason(k).empty() &&
-                       perThread <= (wholeProgram ? 128 : 64) && pruneReason(k, target).empty();
+                       chosen->estimate->valuesPerThread <= budget &&
+                       pruneReason(k, target).empty();
           return llvm::Error::success();
         }))
       return std::move(e);

@@ -40,6 +40,7 @@ struct Estimate {
   int64_t resident = 0;        // programs one multiprocessor holds
   int64_t iterations = 0;      // pipelined loop iterations per program
   int64_t inFlight = 0;        // staged operand bytes copied ahead
+  int64_t valuesPerThread = 0; // 32-bit values a thread keeps live in its loops
   double flops = 0, bytes = 0; // per program
 };
 

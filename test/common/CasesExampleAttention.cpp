@@ -83,6 +83,9 @@ void tessera::testutil::addExampleAttentionCases(std::vector<ProgramCase> &out, 
   attention(out, rng, false, 1, 2, 77, 64);
   attention(out, rng, true, 1, 2, 256, 64);
   attention(out, rng, true, 2, 2, 200, 128);
+  // Causal programs walk the (batch, head) pairs in sections of 8: 14 pairs
+  // make a section of 8 and a last one of 6.
+  attention(out, rng, true, 2, 7, 130, 64);
   // Warp-specialized attention (on sm_90a a producer warpgroup streams K and
   // V by TMA; the dots are waited for, each slot released at the end of its
   // iteration): ragged N over more blocks than slots, the wide tile with

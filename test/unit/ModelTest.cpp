@@ -53,7 +53,8 @@ TEST_P(ModelDefault, ChoosesTilesForTheSize) {
       llvm::errs() << r.config.text() << ": ";
       if (r.estimate)
         llvm::errs() << (int64_t)r.estimate->cycles << " cycles, " << r.estimate->programs
-                     << " programs, " << r.estimate->resident << " resident\n";
+                     << " programs, " << r.estimate->resident << " resident, "
+                     << r.estimate->valuesPerThread << " values a thread\n";
       else
         llvm::errs() << "does not fit\n";
     }
@@ -74,6 +75,43 @@ TEST_P(ModelDefault, ChoosesTilesForTheSize) {
     }
     EXPECT_EQ((*chosen)[n], want) << n;
   }
+}
+
+// The values a thread keeps live in attention's loop: the carried accumulator
+// and statistics, and the scores beside them with their 16-bit copy (1.5
+// times S). Checked against ptxas 13.0 on sm_90a with the producer warpgroup:
+// D=64 at BM=256 with 16 compute warps (104 registers each) does not spill at
+// BN=64 (81 values) and spills at BN=128 (129); with 8 warps (232) BN=64
+// (162) does not, and BN=128 (258) is past any thread's 255 registers: no estimate.
+TEST(Model, CountsTheScoresBesideTheAccumulator) {
+  auto p = example("attention.tile");
+  ASSERT_TRUE(p);
+  jit::Compiler compiler;
+  jit::CompileRequest req;
+  req.kernel = "attention";
+  req.dims = {{"B", 4}, {"H", 32}, {"N", 4096}, {"D", 64}};
+  req.arch = "sm_90a";
+  auto target = *target::TargetInfo::lookup("sm_90a");
+  auto ranked = rank(compiler, *p, req, target, 132);
+  ASSERT_TRUE((bool)ranked) << llvm::toString(ranked.takeError());
+  auto find = [&](int64_t bn, int64_t warps) -> const Ranked * {
+    for (const Ranked &r : *ranked)
+      if (r.config.get("BM", 0) == 256 && r.config.get("BN", 0) == bn &&
+          r.config.get("num_warps", 0) == warps && r.config.get("num_stages", 0) == 2)
+        return &r;
+    return nullptr;
+  };
+  const Ranked *four = find(64, 16), *fourWide = find(128, 16), *two = find(64, 8),
+               *twoWide = find(128, 8);
+  ASSERT_TRUE(four && fourWide && two && twoWide);
+  ASSERT_TRUE(four->estimate && fourWide->estimate && two->estimate);
+  EXPECT_EQ(four->estimate->valuesPerThread, 81);
+  EXPECT_LE(four->estimate->valuesPerThread, (int64_t)target.computeRegisters(16));
+  EXPECT_EQ(fourWide->estimate->valuesPerThread, 129);
+  EXPECT_GT(fourWide->estimate->valuesPerThread, (int64_t)target.computeRegisters(16));
+  EXPECT_EQ(two->estimate->valuesPerThread, 162);
+  EXPECT_LE(two->estimate->valuesPerThread, (int64_t)target.computeRegisters(8));
+  EXPECT_FALSE(twoWide->estimate.has_value());
 }
 
 // Threads build the configurations' IR in contexts of their own: the ranking
