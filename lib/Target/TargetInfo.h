@@ -94,6 +94,9 @@ public:
   /// Threads per warp, on every NVIDIA GPU (what `32 * num_warps` means
   /// everywhere a block's threads are counted).
   static constexpr unsigned kWarpSize = 32;
+  /// A warp-specialized block's producer: one warpgroup (setmaxnreg works per
+  /// warpgroup).
+  static constexpr unsigned kProducerWarps = 4;
   unsigned warpSize() const { return kWarpSize; }
   unsigned maxThreadsPerBlock() const { return 1024; }
   unsigned maxRegistersPerThread() const { return 255; }
@@ -107,11 +110,22 @@ public:
   /// it: 232 each with 8 compute warps, 104 with 16.
   unsigned producerRegisters() const { return 40; }
   unsigned launchRegisters(unsigned threads) const { return (registersPerBlock() / threads) & ~7u; }
+  /// launchRegisters of a block of `computeWarps` and the producer warpgroup.
+  unsigned specializedLaunchRegisters(unsigned computeWarps) const {
+    return launchRegisters(kWarpSize * (computeWarps + kProducerWarps));
+  }
   unsigned computeRegisters(unsigned computeWarps) const {
-    unsigned computeThreads = kWarpSize * computeWarps, producerThreads = 4 * kWarpSize;
-    unsigned launch = launchRegisters(computeThreads + producerThreads);
+    unsigned computeThreads = kWarpSize * computeWarps,
+             producerThreads = kProducerWarps * kWarpSize;
+    unsigned launch = specializedLaunchRegisters(computeWarps);
     unsigned freed = (launch - producerRegisters()) * producerThreads;
     return std::min(maxRegistersPerThread(), launch + freed / computeThreads) & ~7u;
+  }
+  /// Whether a warp-specialized block may have `computeWarps` compute warps:
+  /// whole warpgroups (4, 8 or 16; with the producer, 16 make 640 threads,
+  /// 32 would pass the block's 1024).
+  static bool canSpecializeWarps(int64_t computeWarps) {
+    return computeWarps == 4 || computeWarps == 8 || computeWarps == 16;
   }
 
   /// One multiprocessor's capacities and rates.

@@ -52,8 +52,6 @@ using namespace mlir::tile::pipeline;
 
 namespace {
 
-constexpr int64_t kProducerWarps = 4; // one warpgroup: setmaxnreg works per warpgroup
-
 /// Whether TMA can write `c`'s slot (`enc` is its encoding) in one copy per
 /// column block; appends the box (outermost first) and the swizzle.
 bool tmaBox(Candidate &c, SharedEncodingAttr enc, SmallVector<int64_t> &box, unsigned &swizzle) {
@@ -219,10 +217,7 @@ bool mlir::tile::pipeline::canWarpSpecialize(const TmaPipeline &p) {
   kernel.walk([&](MBarrierAllocOp a) { earlierTma |= a.getResult() != p.full; });
   if (earlierTma)
     return false;
-  // With the producer warpgroup, 16 compute warps make 640 threads; 32 would
-  // pass the block's 1024.
-  int64_t warps = kernel.getNumWarps();
-  if (warps != 4 && warps != 8 && warps != 16)
+  if (!tessera::target::TargetInfo::canSpecializeWarps(kernel.getNumWarps()))
     return false;
   llvm::SetVector<Operation *> ops, perTile;
   return producerInputs(kernel, p.outer, producerNeeds(p), ops, perTile);
@@ -370,7 +365,8 @@ void mlir::tile::pipeline::warpSpecialize(TmaPipeline &p,
     TmaCopyOp::create(b, loc, c.load.getTensor(), coords, slot, p.full, slotIndex, Value(),
                       b.getI32IntegerAttr(c.tmaMap), shared ? clusterAttr : IntegerAttr());
   }
-  kernel->setAttr("tile.producer_warps", b.getI64IntegerAttr(kProducerWarps));
+  kernel->setAttr("tile.producer_warps",
+                  b.getI64IntegerAttr(tessera::target::TargetInfo::kProducerWarps));
   if (cluster)
     endWithClusterBarrier(kernel, loc);
 }

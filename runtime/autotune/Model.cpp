@@ -281,7 +281,7 @@ std::string tessera::autotune::warpSpecializeReason(tile::KernelOp kernel) {
 bool tessera::autotune::mayWarpSpecialize(const target::TargetInfo &target, bool aligned,
                                           int64_t numWarps) {
   return target.hasWgmma() && target.hasTMA() && aligned &&
-         (numWarps == 4 || numWarps == 8 || numWarps == 16);
+         target::TargetInfo::canSpecializeWarps(numWarps);
 }
 
 bool tessera::autotune::loopWithSeveralDots(tile::KernelOp kernel) {
@@ -446,11 +446,10 @@ tessera::autotune::chooseDefault(jit::Compiler &compiler, const jit::Program &pr
     // 168 registers under the driver's JIT and ran 22-25% slower than
     // without the producer, and 45% faster assembled by ptxas in 232
     // (650.1 against 447.7 TFLOP/s, H100, docs/BENCHMARKS.md, 2026-12-07).
-    // With 16 compute warps (104 registers) D=64 at BM=256 BN=64 (80 values)
-    // does not spill; BN=128 (128) and D=128 at BN=64 (112) do.
-    int64_t budget = wholeProgram
-                         ? target.computeRegisters((unsigned)numWarps)
-                         : target.launchRegisters(target.warpSize() * ((unsigned)numWarps + 4));
+    // With 16 compute warps (104 registers) D=64 at BM=256 BN=64 (81 values)
+    // does not spill; BN=128 (129) and D=128 at BN=64 (113) do.
+    int64_t budget = wholeProgram ? target.computeRegisters((unsigned)numWarps)
+                                  : target.specializedLaunchRegisters((unsigned)numWarps);
     bool specialize = false;
     if (llvm::Error e = compiler.inspect(program, cr, [&](tile::KernelOp k) {
           specialize = loopWithSeveralDots(k) && warpSpecializeReason(k).empty() &&
