@@ -139,12 +139,13 @@ int main(int argc, char **argv) {
     must(cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize"));
     double ms = msSince(t0);
     printf("BENCH first launch %s %s: %.1f ms (compile %.1f ms%s, load %.1f ms%s; cost model "
-           "%.1f%s, frontend %.1f, passes %.1f, LLVM %.1f, JIT %.1f, module %.1f ms)\n",
+           "%.1f%s, frontend %.1f, passes %.1f, LLVM %.1f, JIT %.1f, module %.1f ms; %s)\n",
            file.c_str(), what, ms, info.compileMs, info.fromDisk ? " from the disk cache" : "",
            info.loadMs,
            (info.cubinFromDisk ? ", cubin from the disk cache" : ", " + info.assembler).c_str(),
            info.modelMs, info.modelFromDisk ? " (its choice from the disk cache)" : "",
-           info.frontendMs, info.passesMs, info.llvmMs, info.jitMs, info.moduleMs);
+           info.frontendMs, info.passesMs, info.llvmMs, info.jitMs, info.moduleMs,
+           info.config.c_str());
   };
   {
     // N=1500: BN=2048, a specialization section 1 did not compile.
