@@ -18,7 +18,9 @@
 // The products are fenced and committed as one group, then waited
 // for before the accumulator is used, or, for an asynchronous dot, by its
 // `tile.warpgroup_wait`; the registers they read are pinned before the fence,
-// the accumulator they write after the wait (pinRegisters). `tile.fence_async_shared` becomes
+// the accumulator they write after the wait (pinRegisters), and an A fragment
+// in registers is copied into registers of its own there (copyRegisters), so
+// that the next fragment cannot overwrite it in flight. `tile.fence_async_shared` becomes
 // `fence.proxy.async.shared::cta`.
 //
 // Assumes the kernel's dynamic shared memory is aligned to 1024 bytes (the
@@ -119,6 +121,37 @@ SmallVector<Value> pinRegisters(OpBuilder &b, Location loc, ArrayRef<Value> regs
   return out;
 }
 
+/// `regs` (b32) copied into new registers by one instruction with side
+/// effects, placed before the fence of the wgmma that reads them as its A
+/// fragment. A wgmma in flight reads its A registers until the wait for it, so
+/// they must not be written before that wait; but the instructions that
+/// compute the next fragment (packing P, a pure conversion) may be scheduled
+/// before it, and a pin that ties its outputs to its inputs lets them write
+/// the very registers the previous wgmma still reads (the code generator
+/// coalesces both sides of a tie). The copies' outputs are written only here,
+/// after every earlier wait, however the packing moves; ptxas folds the moves
+/// where nothing is in flight.
+SmallVector<Value> copyRegisters(OpBuilder &b, Location loc, ArrayRef<Value> regs) {
+  SmallVector<Value> out;
+  for (size_t at = 0; at < regs.size(); at += 32) {
+    ArrayRef<Value> chunk = regs.slice(at, std::min<size_t>(32, regs.size() - at));
+    size_t n = chunk.size();
+    std::string ptx, constraints;
+    llvm::raw_string_ostream ps(ptx), cs(constraints);
+    for (size_t r = 0; r < n; ++r) {
+      ps << "mov.b32 $" << r << ", $" << n + r << ";\n";
+      cs << (r ? "," : "") << "=r";
+    }
+    for (size_t r = 0; r < n; ++r)
+      cs << ",r";
+    auto ty = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                               SmallVector<Type>(n, chunk.front().getType()));
+    Value copied = inlinePTX(b, loc, ty, chunk, ptx, constraints, /*sideEffects=*/true);
+    llvm::append_range(out, unpack(b, loc, copied));
+  }
+  return out;
+}
+
 struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -203,6 +236,8 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
       return op.emitError("internal compiler error: the accumulator holds ")
              << acc.size() << " elements per thread, not " << fm * fn * in / 2;
     acc = pinRegisters(rw, loc, acc); // written before the fence
+    if (regA)
+      aRegs = copyRegisters(rw, loc, aRegs); // written after the last wait
     NVVM::WgmmaFenceAlignedOp::create(rw, loc);
     for (int64_t i = 0; i < fm; ++i)
       for (int64_t j = 0; j < fn; ++j) {
