@@ -90,9 +90,14 @@ tile.kernel @kmajor_b(%a: !tile.tensor<?x?xf16>) attributes {tile.num_warps = 8 
 // [32, 64] N-major (the transpose bit set). Per warpgroup, one 64-row
 // instruction per K step: two of m64n64k16, each with 32 accumulators tied in
 // and out ($32..$63 are the tied inputs), A's four b32 registers ($64..$67)
-// and B's descriptor ($68).
+// and B's descriptor ($68). A's registers are copied into registers of their
+// own just before the fence (untied moves: the packing may be scheduled before
+// an earlier wait, and must not write the registers a wgmma in flight reads).
 // CHECK-LABEL: llvm.func @register_a
 // CHECK-NOT: ld.shared
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"mov.b32 $0, $8;\0Amov.b32 $1, $9;{{.*}}mov.b32 $7, $15;\0A", "=r,=r,=r,=r,=r,=r,=r,=r,r,r,r,r,r,r,r,r"
+// CHECK-NEXT: llvm.extractvalue
+// CHECK-NOT: llvm.inline_asm
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-2: llvm.inline_asm has_side_effects {{.*}}"{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0, $1, {{.*}}, $31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;\0A}\0A", "=f,{{.*}},=f,0,1,{{.*}},31,r,r,r,r,l"
 // CHECK-NOT: wgmma.mma_async
