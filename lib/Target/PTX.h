@@ -52,9 +52,11 @@ inline constexpr const char *kDefaultPTXFeatures = "+ptx90";
 /// default<O1>'s loop-invariant code motion hoisted causal attention's
 /// per-element mask indices out of its loop, where they held registers that
 /// ptxas then spilled (140 bytes of the rotated loop, none with this one), and
-/// it costs a quarter more compile time. On an H100 with ptxas (2026-12-07) this
-/// pipeline ran the rotated causal loop 18% faster, the other attention and
-/// matmul kernels within 3.5% either way (docs/BENCHMARKS.md).
+/// it costs a quarter more compile time (a first launch of attention D=64 on an
+/// H100: 231.7 ms -> 163.3 ms). On that H100 with ptxas (2026-12-07) the
+/// non-rotated attention and matmul kernels ran within 3.5% of default<O1>
+/// either way (docs/BENCHMARKS.md); it was this pipeline that exposed the
+/// register hazard of wgmma's A fragment (WgmmaToLLVM.cpp, copyRegisters).
 inline constexpr const char *kLevel1Passes =
     "cgscc(inline),function(instcombine<no-verify-fixpoint>)";
 
