@@ -356,9 +356,6 @@ Error optimize(Module &m, TargetMachine &tm, unsigned optLevel, StringRef passes
     if (Error e = pb.parsePassPipeline(mpm, passes))
       return makeError("the LLVM pass pipeline '" + passes +
                        "' does not parse: " + toString(std::move(e)));
-  } else if (optLevel == 1) {
-    if (Error e = pb.parsePassPipeline(mpm, kLevel1Passes))
-      return makeError("the level-1 LLVM pass pipeline does not parse: " + toString(std::move(e)));
   } else {
     mpm =
         optLevel == 0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);

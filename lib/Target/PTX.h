@@ -4,9 +4,8 @@
 // `llvm.func`s (kernels carry the `nvvm.kernel` unit attribute, optionally
 // `nvvm.maxntid` / `nvvm.reqntid`) using llvm, nvvm and `llvm.inline_asm` ops, as
 // produced by lib/Conversion. It translates that to LLVM IR for
-// `nvptx64-nvidia-cuda`, optimizes it (at level 1 with the inliner and one
-// InstCombine, kLevel1Passes; another level, or the pass pipeline
-// PTXOptions::passes names), emits
+// `nvptx64-nvidia-cuda`, optimizes it with LLVM's default<O1> pipeline for NVPTX
+// (another level, or the pass pipeline PTXOptions::passes names), emits
 // PTX with the NVPTX backend, and assembles PTX to a cubin with ptxas.
 //
 // Every entry point reports failure as an llvm::Error with a readable message;
@@ -46,20 +45,6 @@ inline constexpr const char *kNVPTXTriple = "nvptx64-nvidia-cuda";
 /// at least +ptx80).
 inline constexpr const char *kDefaultPTXFeatures = "+ptx90";
 
-/// The IR pipeline of optimization level 1: the inliner (for what libdevice
-/// linked, libdevice's `__nv_fmodf`) and one InstCombine per function. Tile
-/// code arrives unrolled, with its loops' invariants already outside them;
-/// default<O1>'s loop-invariant code motion hoisted causal attention's
-/// per-element mask indices out of its loop, where they held registers that
-/// ptxas then spilled (140 bytes of the rotated loop, none with this one), and
-/// it costs a quarter more compile time (a first launch of attention D=64 on an
-/// H100: 231.7 ms -> 163.3 ms). On that H100 with ptxas (2026-12-07) the
-/// non-rotated attention and matmul kernels ran within 3.5% of default<O1>
-/// either way (docs/BENCHMARKS.md); it was this pipeline that exposed the
-/// register hazard of wgmma's A fragment (WgmmaToLLVM.cpp, copyRegisters).
-inline constexpr const char *kLevel1Passes =
-    "cgscc(inline),function(instcombine<no-verify-fixpoint>)";
-
 struct PTXOptions {
   /// Target features passed to the NVPTX backend (e.g. "+ptx87" for drivers
   /// older than CUDA 13 that JIT PTX).
@@ -68,7 +53,6 @@ struct PTXOptions {
   /// 1 by default: ptxas optimizes the PTX again, and on the H200 (2026-12-02,
   /// docs/BENCHMARKS.md) O1 and O3 PTX ran the matmul and attention examples
   /// equally fast (within 1.5%) while O1 compiles attention about 15 ms sooner.
-  /// At 1 the IR pipeline is kLevel1Passes, not LLVM's default<O1>.
   unsigned optLevel = 1;
   /// An LLVM pass pipeline in `opt -passes` syntax run instead of default<O{optLevel}>
   /// on the IR (the code generator keeps optLevel); empty: the default. For

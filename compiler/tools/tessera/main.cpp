@@ -58,13 +58,12 @@ int main(int argc, char **argv) {
               "compile for the 64-bit size class (what a launch with an extent of 2^31 or more "
               "uses): 64-bit extents, and i64 dims, program_id(), num_programs() and arange()");
   c->add_option("-O", compile.optLevel,
-                "LLVM optimization level for ptx and cubin (ptxas optimizes again); 1 runs "
-                "InstCombine alone on the IR, 2 and 3 LLVM's default pipelines")
+                "LLVM optimization level for ptx and cubin (ptxas optimizes again)")
       ->check(CLI::Range(0u, 3u))
       ->capture_default_str();
   c->add_option("--llvm-passes", compile.llvmPasses,
-                "an LLVM pass pipeline (opt -passes syntax) run on the IR instead of the "
-                "level's ('default<O1>': LLVM's own level 1) (default: $TESSERA_LLVM_PASSES)");
+                "an LLVM pass pipeline (opt -passes syntax) run on the IR instead of "
+                "default<O-level>, for measuring cheaper ones (default: $TESSERA_LLVM_PASSES)");
 
   tessera::RunOptions run;
   CLI::App *r = app.add_subcommand(
