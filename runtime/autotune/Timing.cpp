@@ -303,9 +303,12 @@ tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program, const 
       sum.checkedAgainst = (int)i;
     } else if (std::string bad = compareOutputs(*in, *sig, *outs, reference); !bad.empty()) {
       c.failed = "wrong output: " + bad;
+      ++sum.disagreed;
       if (progress)
         progress(i + 1, cands.size(), c);
       continue;
+    } else {
+      ++sum.agreed;
     }
     // Timing: warm-up, then single launches between events, L2 flushed first;
     // candidates far slower than the best so far, or past their budget, stop early.

@@ -179,6 +179,8 @@ struct TimingOptions {
 struct TimingSummary {
   int best = -1;           // index into the candidates
   int checkedAgainst = -1; // the candidate whose outputs were the reference
+  int agreed = 0;          // candidates whose outputs matched the reference's
+  int disagreed = 0;       // ... and did not ("wrong output")
   double seconds = 0;
   bool budgetExhausted = false;
 };

@@ -16,6 +16,7 @@
 
 #include "runtime/autotune/Space.h"
 #include "runtime/autotune/TuneDB.h"
+#include "runtime/autotune/Tuner.h"
 #include "runtime/bench/Compare.h"
 #include "runtime/cuda/TensorMap.h"
 #include "test/common/Cases.h"
@@ -311,6 +312,47 @@ TEST_F(Gpu, OneUnalignedTensorAmongAlignedOnes) {
   for (int64_t i = 0; i < n; ++i)
     want[i] = (double)(float)(big.host.v[i + 1] + y.host.v[i]);
   expectClose(z, want, 0, 0);
+}
+
+// The tuner compares every configuration's outputs with the first that ran,
+// and says how many agreed; a configuration that ran alone was compared with
+// nothing, which the counts show (the winner line of `tessera tune` says so).
+TEST_F(Gpu, TunerCountsTheConfigurationsCheckedAgainstTheReference) {
+  auto p = program("examples/vector_add.tile");
+  ASSERT_TRUE(p);
+  auto search = [&](std::map<std::string, int64_t> fixed) {
+    autotune::TuneRequest req;
+    req.kernel = "vector_add";
+    req.dims = {{"N", 5000}};
+    req.arch = runtime->arch();
+    req.driverVersion = cuda::driver()->version;
+    req.fixed = std::move(fixed);
+    auto compiled = autotune::compileAll(*p, req);
+    if (!compiled) {
+      ADD_FAILURE() << llvm::toString(compiled.takeError());
+      return std::make_pair(autotune::TimingSummary{}, -1);
+    }
+    autotune::TimingOptions opts;
+    opts.reps = 3;
+    auto timed = autotune::timeAll(*runtime, *p, req, compiled->candidates, opts);
+    if (!timed) {
+      ADD_FAILURE() << llvm::toString(timed.takeError());
+      return std::make_pair(autotune::TimingSummary{}, -1);
+    }
+    int ran = 0;
+    for (const autotune::Candidate &c : compiled->candidates)
+      ran += c.compiled && c.duplicateOf < 0;
+    return std::make_pair(*timed, ran);
+  };
+  auto [all, ran] = search({});
+  ASSERT_GE(ran, 2);
+  EXPECT_EQ(all.checkedAgainst, 0);
+  EXPECT_EQ(all.agreed, ran - 1);
+  EXPECT_EQ(all.disagreed, 0);
+  auto [one, alone] = search({{"BLOCK", 1024}, {"num_warps", 4}});
+  EXPECT_EQ(alone, 1);
+  EXPECT_EQ(one.best, 0);
+  EXPECT_EQ(one.agreed + one.disagreed, 0);
 }
 
 TEST_F(Gpu, LaunchesUseTheTuningDatabase) {

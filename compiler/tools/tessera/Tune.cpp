@@ -195,12 +195,23 @@ int tessera::runTune(const TuneOptions &opts) {
   if (timing->best < 0)
     return fail("no configuration ran correctly");
   const Candidate &w = sum->candidates[timing->best];
-  llvm::outs()
-      << llvm::format("winner: #%d %s: %.4f ms", timing->best, w.config.text().c_str(), w.ms)
-      << (metric(w.ms).empty() ? "" : " (" + metric(w.ms) + ")")
-      << llvm::format(
-             "; outputs checked against #%d; search %.1f s (compile %.1f s, timing %.1f s)\n",
-             timing->checkedAgainst, sum->seconds + timing->seconds, sum->seconds, timing->seconds);
+  // What the winner's outputs were compared with: a configuration that ran
+  // alone was checked against nothing (its outputs are the reference).
+  std::string checked;
+  if (timing->agreed + timing->disagreed == 0)
+    checked = "outputs not checked (no other configuration ran to compare with)";
+  else if (timing->best != timing->checkedAgainst)
+    checked = llvm::formatv("outputs checked against #{0}", timing->checkedAgainst).str();
+  else
+    checked = llvm::formatv("its outputs the reference: {0} other configuration(s) agreed, {1} "
+                            "did not",
+                            timing->agreed, timing->disagreed)
+                  .str();
+  llvm::outs() << llvm::format("winner: #%d %s: %.4f ms", timing->best, w.config.text().c_str(),
+                               w.ms)
+               << (metric(w.ms).empty() ? "" : " (" + metric(w.ms) + ")") << "; " << checked
+               << llvm::format("; search %.1f s (compile %.1f s, timing %.1f s)\n",
+                               sum->seconds + timing->seconds, sum->seconds, timing->seconds);
   if (outcome->saved)
     llvm::outs() << "saved to " << outcome->dbPath << " (key " << outcome->saved->key.hash()
                  << ")\n";
