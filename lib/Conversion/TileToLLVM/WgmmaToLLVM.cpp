@@ -99,26 +99,47 @@ Value registerAProduct(ConversionPatternRewriter &rw, Location loc, Value frag, 
   return inlinePTX(rw, loc, frag.getType(), operands, ptx, constraints, /*sideEffects=*/true);
 }
 
-/// `regs` (all b32 or all f32) passed through an empty instruction with side
-/// effects, which LLVM keeps in order with the wgmma fence, commit and wait
-/// (calls with side effects): what computes them cannot move past it, nor
-/// can what reads its results move before it. PTX requires the registers a
-/// wgmma reads (A's fragment, the accumulator) to be written before the
-/// `wgmma.fence` that precedes it, and the accumulator to be read only after
-/// the `wgmma.wait_group` that waits for it; nothing else ties those values
-/// to the fence and the wait, and LLVM had moved an accumulator's zeroing
-/// after the fence. Chunks of 32 keep each instruction small.
-SmallVector<Value> pinRegisters(OpBuilder &b, Location loc, ArrayRef<Value> regs) {
+/// `regs` (all b32 or all f32, in chunks of 32 to keep each instruction
+/// small) through one instruction with side effects per chunk: empty, with its
+/// outputs tied to its inputs, or (`copy`) moving each input to an output of
+/// its own.
+SmallVector<Value> throughInstruction(OpBuilder &b, Location loc, ArrayRef<Value> regs, bool copy) {
   SmallVector<Value> out;
   for (size_t at = 0; at < regs.size(); at += 32) {
     ArrayRef<Value> chunk = regs.slice(at, std::min<size_t>(32, regs.size() - at));
+    size_t n = chunk.size();
     Type t = chunk.front().getType();
-    std::string constraints = tiedConstraints(chunk.size(), t.isF32() ? 'f' : 'r');
-    auto ty = LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(chunk.size(), t));
-    Value pinned = inlinePTX(b, loc, ty, chunk, "", constraints, /*sideEffects=*/true);
-    llvm::append_range(out, unpack(b, loc, pinned));
+    char kind = t.isF32() ? 'f' : 'r';
+    std::string ptx, constraints;
+    if (copy) {
+      llvm::raw_string_ostream ps(ptx), cs(constraints);
+      for (size_t r = 0; r < n; ++r) {
+        ps << "mov.b32 $" << r << ", $" << n + r << ";\n";
+        cs << (r ? "," : "") << '=' << kind;
+      }
+      for (size_t r = 0; r < n; ++r)
+        cs << ',' << kind;
+    } else {
+      constraints = tiedConstraints(n, kind);
+    }
+    auto ty = LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(n, t));
+    Value passed = inlinePTX(b, loc, ty, chunk, ptx, constraints, /*sideEffects=*/true);
+    llvm::append_range(out, unpack(b, loc, passed));
   }
   return out;
+}
+
+/// `regs` passed through an empty instruction with side effects, which LLVM
+/// keeps in order with the wgmma fence, commit and wait (calls with side
+/// effects): what computes them cannot move past it, nor can what reads its
+/// results move before it. PTX requires the registers a wgmma reads (A's
+/// fragment, the accumulator) to be written before the `wgmma.fence` that
+/// precedes it, and the accumulator to be read only after the
+/// `wgmma.wait_group` that waits for it; nothing else ties those values to the
+/// fence and the wait, and LLVM had moved an accumulator's zeroing after the
+/// fence.
+SmallVector<Value> pinRegisters(OpBuilder &b, Location loc, ArrayRef<Value> regs) {
+  return throughInstruction(b, loc, regs, /*copy=*/false);
 }
 
 /// `regs` (b32) copied into new registers by one instruction with side
@@ -129,27 +150,10 @@ SmallVector<Value> pinRegisters(OpBuilder &b, Location loc, ArrayRef<Value> regs
 /// before it, and a pin that ties its outputs to its inputs lets them write
 /// the very registers the previous wgmma still reads (the code generator
 /// coalesces both sides of a tie). The copies' outputs are written only here,
-/// after every earlier wait, however the packing moves; ptxas folds the moves
-/// where nothing is in flight.
+/// after every earlier wait, however the packing moves (ptxas 13.0 reports
+/// the same registers and spills with the copies as without).
 SmallVector<Value> copyRegisters(OpBuilder &b, Location loc, ArrayRef<Value> regs) {
-  SmallVector<Value> out;
-  for (size_t at = 0; at < regs.size(); at += 32) {
-    ArrayRef<Value> chunk = regs.slice(at, std::min<size_t>(32, regs.size() - at));
-    size_t n = chunk.size();
-    std::string ptx, constraints;
-    llvm::raw_string_ostream ps(ptx), cs(constraints);
-    for (size_t r = 0; r < n; ++r) {
-      ps << "mov.b32 $" << r << ", $" << n + r << ";\n";
-      cs << (r ? "," : "") << "=r";
-    }
-    for (size_t r = 0; r < n; ++r)
-      cs << ",r";
-    auto ty = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                               SmallVector<Type>(n, chunk.front().getType()));
-    Value copied = inlinePTX(b, loc, ty, chunk, ptx, constraints, /*sideEffects=*/true);
-    llvm::append_range(out, unpack(b, loc, copied));
-  }
-  return out;
+  return throughInstruction(b, loc, regs, /*copy=*/true);
 }
 
 struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
