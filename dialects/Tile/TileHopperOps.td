@@ -57,7 +57,8 @@ def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
   }];
 }
 
-def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [AllTypesMatch<["value", "result"]>]> {
+def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait",
+    [AllTypesMatch<["value", "result"]>]> {
   let summary = "waits until at most `pendings` groups of asynchronous warpgroup dots run";
   let description = [{
     Returns its operand, the result of an asynchronous `tile.warpgroup_dot`,
@@ -68,13 +69,35 @@ def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [AllTypesMatch<["value", "r
     iteration's dot, which accumulates into the same registers. `pendings = 0`
     after the loop makes the accumulator readable.
 
+    The `ordered` f32 tiles are returned unchanged, but only after the wait:
+    what is computed from the results runs after it. A rotated attention loop
+    passes P's f32 source through the wait for the previous P V product, so
+    that P's conversion into the registers of the next product's A fragment
+    cannot run while that product still reads them (a pure conversion may
+    otherwise be scheduled anywhere before its first use).
+
     ```mlir
     %r = tile.warpgroup_wait %d {pendings = 1 : i32} : tensor<128x128xf32, #mma3>
+    %o, %p2 = tile.warpgroup_wait %acc, %p {pendings = 0 : i32}
+        : tensor<128x64xf32, #mma>, tensor<128x64xf32, #mma1> -> tensor<128x64xf32, #mma1>
     ```
   }];
-  let arguments = (ins Tile_Tile:$value, I32Attr:$pendings);
-  let results = (outs Tile_Tile:$result);
-  let assemblyFormat = "$value attr-dict `:` type($value)";
+  let arguments = (ins Tile_Tile:$value, Variadic<StaticShapeTensorOf<[F32]>>:$ordered,
+                       I32Attr:$pendings);
+  let results = (outs Tile_Tile:$result, Variadic<StaticShapeTensorOf<[F32]>>:$orderedResults);
+  let assemblyFormat = [{
+    $value (`,` $ordered^)? attr-dict `:` type($value)
+    (`,` type($ordered)^ `->` type($orderedResults))?
+  }];
+  let builders = [
+    OpBuilder<(ins "Value":$value, "ValueRange":$ordered, "uint32_t":$pendings), [{
+      build($_builder, $_state, value.getType(), ordered.getTypes(), value, ordered, pendings);
+    }]>,
+    OpBuilder<(ins "Value":$value, "uint32_t":$pendings), [{
+      build($_builder, $_state, value, ValueRange{}, pendings);
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def Tile_MBarrierAllocOp : Tile_Op<"mbarrier_alloc", [

@@ -72,6 +72,14 @@ LogicalResult WarpgroupDotOp::verify() {
   return success();
 }
 
+LogicalResult WarpgroupWaitOp::verify() {
+  // The ordered values come back unchanged (the explicit types of the format).
+  if (TypeRange(getOrdered().getTypes()) != TypeRange(getOrderedResults().getTypes()))
+    return emitOpError("returns the ordered values with their own types, not ")
+           << getOrderedResults().getTypes();
+  return success();
+}
+
 LogicalResult LocalLoadOp::verify() { return sameTile(*this, getType(), getSrc().getType()); }
 
 LogicalResult MemDescIndexOp::verify() {

@@ -209,7 +209,7 @@ struct TilePingPong : tile::impl::TilePingPongBase<TilePingPong> {
       // A synchronous dot is issued in the turn and waited for after it: the
       // next warpgroup issues while this one's products run.
       last.setIsAsync(true);
-      auto done = WarpgroupWaitOp::create(b, last.getLoc(), last.getType(), last.getResult(), 0);
+      auto done = WarpgroupWaitOp::create(b, last.getLoc(), last.getResult(), 0);
       last.getResult().replaceAllUsesExcept(done.getResult(), done);
     }
     b.setInsertionPointToStart(compute);

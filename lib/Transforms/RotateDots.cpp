@@ -9,9 +9,11 @@
 // softmax of block j) does:
 //
 //   prologue     iteration 0 without the second dot's part
-//   iteration j  wait for the second dot of j - 2 (carried in flight) and
-//                release its slot; P of j - 1 converted and the accumulator
-//                updated; the first dot of j and the second dot of j - 1
+//   iteration j  wait for the second dot of j - 2 (carried in flight, the
+//                carried f32 values passed through the wait, so that what
+//                reads them runs after it) and release its slot; P of j - 1
+//                converted and the accumulator updated; the first dot of j
+//                and the second dot of j - 1
 //                issued back to back (async); wait until one group is
 //                pending (the first dot is complete); the rest of iteration
 //                j, while the second dot goes round the loop in flight
@@ -250,6 +252,31 @@ void cloneSecondPart(OpBuilder &b, Rotation &r, ArrayRef<Operation *> ops, Value
   }
 }
 
+/// The wait for the second dot in flight (`acc`), with the carried f32
+/// values (`carried`, in the order of r.carried) passed through it: `m` maps
+/// the accumulator to the wait's result and each carried value to what comes
+/// out of the wait. P's conversions to the dot's A registers read P from the
+/// wait, so they run after it however the code generators schedule them (a
+/// conversion computed before the wait went to registers that the dot in
+/// flight still read: under a pipeline of only InstCombine, NVPTX moved it
+/// there, and the rotated kernels computed garbage on the GPU).
+void waitOrdering(OpBuilder &b, Location loc, Value acc, ArrayRef<Value> carried, Rotation &r,
+                  Value accArg, IRMapping &m) {
+  SmallVector<Value> ordered;
+  for (Value c : carried) {
+    auto t = dyn_cast<RankedTensorType>(c.getType());
+    if (t && t.getElementType().isF32())
+      ordered.push_back(c);
+  }
+  auto wait = WarpgroupWaitOp::create(b, loc, acc, ordered, 0);
+  m.map(accArg, wait.getResult());
+  unsigned k = 0;
+  for (auto [c, v] : llvm::zip(r.carried, carried)) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    m.map(c, t && t.getElementType().isF32() ? wait.getOrderedResults()[k++] : v);
+  }
+}
+
 void rotate(Rotation &r) {
   scf::ForOp loop = r.loop;
   Block *body = loop.getBody();
@@ -302,9 +329,6 @@ void rotate(Rotation &r) {
   s0.map(iv, rotated.getInductionVar());
   for (unsigned i = 0; i < n; ++i)
     s0.map(loop.getRegionIterArg(i), rotated.getRegionIterArg(i));
-  s1.map(accArg, rotated.getRegionIterArg(r.accIdx));
-  for (auto [k, c] : llvm::enumerate(r.carried))
-    s1.map(c, rotated.getRegionIterArg(n + k));
   // The second dot of iteration j - 2, carried in flight, completes; its slot
   // is released (from the loop's second iteration on: the first has no
   // iteration j - 2); then iteration j - 1's P is converted and the
@@ -313,7 +337,8 @@ void rotate(Rotation &r) {
   // between an issue and its wait).
   Value prev2IV = arith::SubIOp::create(in, loc, prevIV, step);
   Value acc = rotated.getRegionIterArg(r.accIdx);
-  s1.map(accArg, WarpgroupWaitOp::create(in, loc, acc.getType(), acc, 0));
+  SmallVector<Value> carriedArgs(rotated.getRegionIterArgs().drop_front(n));
+  waitOrdering(in, loc, acc, carriedArgs, r, accArg, s1);
   Value twoBack = arith::CmpIOp::create(in, loc, arith::CmpIPredicate::sge, prev2IV, lb);
   auto release = scf::IfOp::create(in, loc, TypeRange{}, twoBack, /*withElse=*/false);
   {
@@ -338,7 +363,7 @@ void rotate(Rotation &r) {
     cast<WarpgroupDotOp>(c).setIsAsync(true);
     cloneSecondPart(in, r, {r.second.getOperation()}, prevIV, s1);
     cast<WarpgroupDotOp>(s1.lookup(r.second.getResult()).getDefiningOp()).setIsAsync(true);
-    Value w = WarpgroupWaitOp::create(in, loc, c->getResult(0).getType(), c->getResult(0), 1);
+    Value w = WarpgroupWaitOp::create(in, loc, c->getResult(0), 1).getResult();
     s0.map(r.first.getResult(), w);
   }
   // The softmax of block j ends the iteration: nothing waits after it (ptxas
@@ -353,9 +378,8 @@ void rotate(Rotation &r) {
       b, loc, lb, arith::MulIOp::create(b, loc, arith::DivSIOp::create(b, loc, span, step), step));
   IRMapping ep;
   Value inFlight = rotated.getResult(r.accIdx);
-  ep.map(accArg, WarpgroupWaitOp::create(b, loc, inFlight.getType(), inFlight, 0));
-  for (auto [k, c] : llvm::enumerate(r.carried))
-    ep.map(c, rotated.getResult(n + k));
+  SmallVector<Value> carriedResults(rotated.getResults().drop_front(n));
+  waitOrdering(b, loc, inFlight, carriedResults, r, accArg, ep);
   {
     // The slot of the iteration before the last, if there was one.
     Value beforeLast = arith::SubIOp::create(b, loc, last, step);

@@ -310,12 +310,12 @@ void pipeline(scf::ForOp loop, unsigned stages, const tessera::target::TargetInf
     unsigned idx = cast<BlockArgument>(asyncDot.getAcc()).getArgNumber() - 1;
     asyncDot.setIsAsync(true);
     OpBuilder inner(asyncDot->getNextNode());
-    Value w = WarpgroupWaitOp::create(inner, asyncDot.getLoc(), asyncDot.getType(),
-                                      asyncDot.getResult(), 1);
+    Value w =
+        WarpgroupWaitOp::create(inner, asyncDot.getLoc(), asyncDot.getResult(), 1).getResult();
     loop.getBody()->getTerminator()->setOperand(idx, w);
     // Nothing after the loop (or reusing its buffers) before the last group.
     Value res = loop.getResult(idx);
-    Value done = WarpgroupWaitOp::create(b, loc, res.getType(), res, 0);
+    Value done = WarpgroupWaitOp::create(b, loc, res, 0).getResult();
     res.replaceAllUsesExcept(done, done.getDefiningOp());
     tp.asyncWait = cast<WarpgroupWaitOp>(w.getDefiningOp());
     tp.finalWait = cast<WarpgroupWaitOp>(done.getDefiningOp());

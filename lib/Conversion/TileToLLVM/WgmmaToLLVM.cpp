@@ -18,9 +18,9 @@
 // The products are fenced and committed as one group, then waited
 // for before the accumulator is used, or, for an asynchronous dot, by its
 // `tile.warpgroup_wait`; the registers they read are pinned before the fence,
-// the accumulator they write after the wait (pinRegisters), and an A fragment
-// in registers is copied into registers of its own there (copyRegisters), so
-// that the next fragment cannot overwrite it in flight. `tile.fence_async_shared` becomes
+// the accumulator they write after the wait (pinRegisters), as are the values
+// a wait orders (what is computed from them runs after it: a rotated loop's
+// next A fragment). `tile.fence_async_shared` becomes
 // `fence.proxy.async.shared::cta`.
 //
 // Assumes the kernel's dynamic shared memory is aligned to 1024 bytes (the
@@ -99,61 +99,26 @@ Value registerAProduct(ConversionPatternRewriter &rw, Location loc, Value frag, 
   return inlinePTX(rw, loc, frag.getType(), operands, ptx, constraints, /*sideEffects=*/true);
 }
 
-/// `regs` (all b32 or all f32, in chunks of 32 to keep each instruction
-/// small) through one instruction with side effects per chunk: empty, with its
-/// outputs tied to its inputs, or (`copy`) moving each input to an output of
-/// its own.
-SmallVector<Value> throughInstruction(OpBuilder &b, Location loc, ArrayRef<Value> regs, bool copy) {
+/// `regs` (all b32 or all f32) passed through an empty instruction with side
+/// effects, which LLVM keeps in order with the wgmma fence, commit and wait
+/// (calls with side effects): what computes them cannot move past it, nor
+/// can what reads its results move before it. PTX requires the registers a
+/// wgmma reads (A's fragment, the accumulator) to be written before the
+/// `wgmma.fence` that precedes it, and the accumulator to be read only after
+/// the `wgmma.wait_group` that waits for it; nothing else ties those values
+/// to the fence and the wait, and LLVM had moved an accumulator's zeroing
+/// after the fence. Chunks of 32 keep each instruction small.
+SmallVector<Value> pinRegisters(OpBuilder &b, Location loc, ArrayRef<Value> regs) {
   SmallVector<Value> out;
   for (size_t at = 0; at < regs.size(); at += 32) {
     ArrayRef<Value> chunk = regs.slice(at, std::min<size_t>(32, regs.size() - at));
-    size_t n = chunk.size();
     Type t = chunk.front().getType();
-    char kind = t.isF32() ? 'f' : 'r';
-    std::string ptx, constraints;
-    if (copy) {
-      llvm::raw_string_ostream ps(ptx), cs(constraints);
-      for (size_t r = 0; r < n; ++r) {
-        ps << "mov.b32 $" << r << ", $" << n + r << ";\n";
-        cs << (r ? "," : "") << '=' << kind;
-      }
-      for (size_t r = 0; r < n; ++r)
-        cs << ',' << kind;
-    } else {
-      constraints = tiedConstraints(n, kind);
-    }
-    auto ty = LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(n, t));
-    Value passed = inlinePTX(b, loc, ty, chunk, ptx, constraints, /*sideEffects=*/true);
-    llvm::append_range(out, unpack(b, loc, passed));
+    std::string constraints = tiedConstraints(chunk.size(), t.isF32() ? 'f' : 'r');
+    auto ty = LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(chunk.size(), t));
+    Value pinned = inlinePTX(b, loc, ty, chunk, "", constraints, /*sideEffects=*/true);
+    llvm::append_range(out, unpack(b, loc, pinned));
   }
   return out;
-}
-
-/// `regs` passed through an empty instruction with side effects, which LLVM
-/// keeps in order with the wgmma fence, commit and wait (calls with side
-/// effects): what computes them cannot move past it, nor can what reads its
-/// results move before it. PTX requires the registers a wgmma reads (A's
-/// fragment, the accumulator) to be written before the `wgmma.fence` that
-/// precedes it, and the accumulator to be read only after the
-/// `wgmma.wait_group` that waits for it; nothing else ties those values to the
-/// fence and the wait, and LLVM had moved an accumulator's zeroing after the
-/// fence.
-SmallVector<Value> pinRegisters(OpBuilder &b, Location loc, ArrayRef<Value> regs) {
-  return throughInstruction(b, loc, regs, /*copy=*/false);
-}
-
-/// `regs` (b32) copied into new registers by one instruction with side
-/// effects, placed before the fence of the wgmma that reads them as its A
-/// fragment. A wgmma in flight reads its A registers until the wait for it, so
-/// they must not be written before that wait; but the instructions that
-/// compute the next fragment (packing P, a pure conversion) may be scheduled
-/// before it, and a pin that ties its outputs to its inputs lets them write
-/// the very registers the previous wgmma still reads (the code generator
-/// coalesces both sides of a tie). The copies' outputs are written only here,
-/// after every earlier wait, however the packing moves (ptxas 13.0 reports
-/// the same registers and spills with the copies as without).
-SmallVector<Value> copyRegisters(OpBuilder &b, Location loc, ArrayRef<Value> regs) {
-  return throughInstruction(b, loc, regs, /*copy=*/true);
 }
 
 struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
@@ -240,8 +205,6 @@ struct WarpgroupDotLowering : ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
       return op.emitError("internal compiler error: the accumulator holds ")
              << acc.size() << " elements per thread, not " << fm * fn * in / 2;
     acc = pinRegisters(rw, loc, acc); // written before the fence
-    if (regA)
-      aRegs = copyRegisters(rw, loc, aRegs); // written after the last wait
     NVVM::WgmmaFenceAlignedOp::create(rw, loc);
     for (int64_t i = 0; i < fm; ++i)
       for (int64_t j = 0; j < fn; ++j) {
@@ -287,13 +250,23 @@ struct WarpgroupWaitLowering : ConvertOpToLLVMPattern<tile::WarpgroupWaitOp> {
   LogicalResult matchAndRewrite(tile::WarpgroupWaitOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
+    auto f32Registers = [](Value v) {
+      auto st = dyn_cast<LLVM::LLVMStructType>(v.getType());
+      return st && llvm::all_of(st.getBody(), [](Type t) { return t.isF32(); });
+    };
+    if (!llvm::all_of(adaptor.getOrdered(), f32Registers))
+      return op.emitError("internal compiler error: an ordered value is not f32 registers");
     NVVM::WgmmaWaitGroupSyncOp::create(rw, loc, op.getPendings());
-    // The waited-for accumulator (f32 registers) is read only after the wait.
-    Value v = adaptor.getValue();
-    auto st = dyn_cast<LLVM::LLVMStructType>(v.getType());
-    if (st && llvm::all_of(st.getBody(), [](Type t) { return t.isF32(); }))
-      v = pack(rw, loc, st, pinRegisters(rw, loc, unpack(rw, loc, v)));
-    rw.replaceOp(op, v);
+    // The waited-for accumulator (f32 registers) is read only after the wait,
+    // and what is computed from the ordered values runs after it.
+    SmallVector<Value> results;
+    for (Value v : adaptor.getOperands()) {
+      if (f32Registers(v))
+        v = pack(rw, loc, cast<LLVM::LLVMStructType>(v.getType()),
+                 pinRegisters(rw, loc, unpack(rw, loc, v)));
+      results.push_back(v);
+    }
+    rw.replaceOp(op, results);
     return success();
   }
 };

@@ -90,14 +90,9 @@ tile.kernel @kmajor_b(%a: !tile.tensor<?x?xf16>) attributes {tile.num_warps = 8 
 // [32, 64] N-major (the transpose bit set). Per warpgroup, one 64-row
 // instruction per K step: two of m64n64k16, each with 32 accumulators tied in
 // and out ($32..$63 are the tied inputs), A's four b32 registers ($64..$67)
-// and B's descriptor ($68). A's registers are copied into registers of their
-// own just before the fence (untied moves: the packing may be scheduled before
-// an earlier wait, and must not write the registers a wgmma in flight reads).
+// and B's descriptor ($68).
 // CHECK-LABEL: llvm.func @register_a
 // CHECK-NOT: ld.shared
-// CHECK: llvm.inline_asm has_side_effects {{.*}}"mov.b32 $0, $8;\0Amov.b32 $1, $9;{{.*}}mov.b32 $7, $15;\0A", "=r,=r,=r,=r,=r,=r,=r,=r,r,r,r,r,r,r,r,r"
-// CHECK-NEXT: llvm.extractvalue
-// CHECK-NOT: llvm.inline_asm
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-2: llvm.inline_asm has_side_effects {{.*}}"{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0, $1, {{.*}}, $31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;\0A}\0A", "=f,{{.*}},=f,0,1,{{.*}},31,r,r,r,r,l"
 // CHECK-NOT: wgmma.mma_async
@@ -202,5 +197,43 @@ tile.kernel @accumulator_pinned_at_fence_and_wait(%o: !tile.tensor<?x?xf32>) att
   %d3 = tile.warpgroup_wait %d2 {pendings = 0 : i32} : tensor<128x64xf32, #mp>
   %c0 = arith.constant 0 : i32
   tile.store %o[%c0, %c0], %d3 : !tile.tensor<?x?xf32>, tensor<128x64xf32, #mp>
+  tile.return
+}
+
+// -----
+
+// The values a wait orders (a rotated loop's P, its f32 source) pass through
+// an empty instruction with side effects after the wgmma.wait_group, beside
+// the accumulator's: their conversion, the next A fragment, follows the wait
+// however it is scheduled. [64, 64] f32 over one warpgroup: 32 registers.
+// CHECK-LABEL: llvm.func @ordered_values_after_the_wait
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: llvm.fptrunc
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: llvm.fptrunc
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,
+// CHECK-NOT: llvm.fptrunc
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,
+// CHECK-NOT: llvm.fptrunc
+// CHECK: %[[P:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "", "=f,{{.*}},31" %{{.*}} : (f32,
+// CHECK-NOT: llvm.inline_asm
+// CHECK: llvm.fptrunc
+#so = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#mo = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+tile.kernel @ordered_values_after_the_wait(%o: !tile.tensor<?x?xf32>, %q: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 4 : i64, tile.shared_bytes = 32768 : i64} grid {
+^bb0(%x: !tile.tensor<?x?xf32>, %y: !tile.tensor<?x?xbf16>):
+  %one = arith.constant 1 : i32
+  tile.yield %one : i32
+} {
+  %c0 = arith.constant 0 : i32
+  %ma = tile.local_alloc {tile.offset = 0 : i64} : () -> !tile.memdesc<128x64xbf16, #so>
+  %mb = tile.local_alloc {tile.offset = 16384 : i64} : () -> !tile.memdesc<64x64xbf16, #so>
+  %acc = arith.constant dense<0.0> : tensor<128x64xf32, #mo>
+  %p = tile.load %o[%c0, %c0] : !tile.tensor<?x?xf32> -> tensor<64x64xf32, #mo>
+  %d = tile.warpgroup_dot %ma, %mb, %acc {isAsync} : !tile.memdesc<128x64xbf16, #so>, !tile.memdesc<64x64xbf16, #so> -> tensor<128x64xf32, #mo>
+  %w, %pw = tile.warpgroup_wait %d, %p {pendings = 0 : i32} : tensor<128x64xf32, #mo>, tensor<64x64xf32, #mo> -> tensor<64x64xf32, #mo>
+  %ph = tile.convert %pw : tensor<64x64xf32, #mo> -> tensor<64x64xbf16, #mo>
+  tile.store %q[%c0, %c0], %ph : !tile.tensor<?x?xbf16>, tensor<64x64xbf16, #mo>
+  tile.store %o[%c0, %c0], %w : !tile.tensor<?x?xf32>, tensor<128x64xf32, #mo>
   tile.return
 }

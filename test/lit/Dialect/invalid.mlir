@@ -470,6 +470,36 @@ tile.kernel @wgmma_register_a_layout() grid {
 
 // -----
 
+// A wait orders f32 tiles only (they pass through it in f32 registers).
+#m35 = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+tile.kernel @wgmma_wait_orders_f32() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32, #m35>
+  %i = arith.constant dense<1> : tensor<64x64xi32, #m35>
+  // expected-error @+1 {{operand #1 must be variadic of statically shaped tensor of 32-bit float values}}
+  %w:2 = tile.warpgroup_wait %acc, %i {pendings = 0 : i32} : tensor<64x64xf32, #m35>, tensor<64x64xi32, #m35> -> tensor<64x64xi32, #m35>
+  tile.return
+}
+
+// -----
+
+// ... and returns them unchanged.
+#m36 = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+tile.kernel @wgmma_wait_returns_the_ordered() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32, #m36>
+  %p = arith.constant dense<1.0> : tensor<64x64xf32, #m36>
+  // expected-error @+1 {{'tile.warpgroup_wait' op returns the ordered values with their own types, not 'tensor<64x32xf32}}
+  %w:2 = tile.warpgroup_wait %acc, %p {pendings = 0 : i32} : tensor<64x64xf32, #m36>, tensor<64x64xf32, #m36> -> tensor<64x32xf32, #m36>
+  tile.return
+}
+
+// -----
+
 // Multicast copies, cluster arrivals and cluster barriers need a kernel in
 // clusters of their size.
 tile.kernel @k(%x: !tile.tensor<?x?xbf16>) attributes {tile.tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64}]} grid {

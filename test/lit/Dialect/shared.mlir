@@ -162,3 +162,25 @@ tile.kernel @turns(%a: !tile.tensor<?x?xbf16>) attributes {tile.num_warps = 8 : 
   tile.turn_end
   tile.return
 }
+
+// -----
+
+// Warpgroup dots and their waits; a wait may order f32 tiles after it.
+// CHECK-LABEL: tile.kernel @warpgroup_waits
+// CHECK: %[[D:.*]] = tile.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} {isAsync}
+// CHECK: %[[W:.*]] = tile.warpgroup_wait %[[D]] {pendings = 1 : i32} : tensor<64x64xf32, #mma>
+// CHECK: %{{.*}}, %{{.*}}:2 = tile.warpgroup_wait %[[W]], %[[P:.*]], %[[P]] {pendings = 0 : i32} : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+#sw = #tile.shared<{swizzle = 128, vec = 8, order = [1, 0]}>
+#mw = #tile.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+tile.kernel @warpgroup_waits() grid {
+  %c = arith.constant 1 : i32
+  tile.yield %c : i32
+} {
+  %a = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #sw>
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32, #mw>
+  %p = arith.constant dense<1.0> : tensor<64x64xf32, #mw>
+  %d = tile.warpgroup_dot %a, %a, %acc {isAsync} : !tile.memdesc<64x64xbf16, #sw>, !tile.memdesc<64x64xbf16, #sw> -> tensor<64x64xf32, #mw>
+  %w = tile.warpgroup_wait %d {pendings = 1 : i32} : tensor<64x64xf32, #mw>
+  %x:3 = tile.warpgroup_wait %w, %p, %p {pendings = 0 : i32} : tensor<64x64xf32, #mw>, tensor<64x64xf32, #mw>, tensor<64x64xf32, #mw> -> tensor<64x64xf32, #mw>, tensor<64x64xf32, #mw>
+  tile.return
+}

@@ -4,8 +4,9 @@
 // and its scale factor, P, O = O * alpha + P V, the slot released. Rotated:
 // the prologue (guarded by a non-empty range) runs iteration 0's first part
 // with its dot waited for; the loop from iteration 1 waits for the P V of
-// iteration j - 2 (carried in flight) and releases its slot from iteration 2
-// on, converts the carried P (f32, as the softmax makes it) to the dot's
+// iteration j - 2 (carried in flight), with the carried alpha and P passed
+// through that wait (what reads them runs after it), and releases its slot
+// from iteration 2 on, converts the carried P (f32, as the softmax makes it) to the dot's
 // operand and updates O, issues S and the previous iteration's P V back to
 // back (async, alpha carried, V's slot recomputed from iv - 1), waits for S
 // alone (pendings = 1) and runs the softmax; nothing waits after it, P V goes
@@ -26,15 +27,15 @@
 // CHECK: %[[L:.*]]:4 = scf.for %[[IV:.*]] = %[[FROM]] to %[[UB]] step %{{.*}} iter_args(%[[M:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}, %[[ALPHA:.*]] = %[[A0]], %[[P:.*]] = %[[P0]])
 // CHECK: %[[PREV:.*]] = arith.subi %[[IV]], %{{.*}} : i32
 // CHECK: %[[PREV2:.*]] = arith.subi %[[PREV]], %{{.*}} : i32
-// CHECK-NEXT: %[[AW:.*]] = tile.warpgroup_wait %[[ACC]] {pendings = 0 : i32}
+// CHECK-NEXT: %[[AW:.*]], %[[AWO:.*]]:2 = tile.warpgroup_wait %[[ACC]], %[[ALPHA]], %[[P]] {pendings = 0 : i32}
 // CHECK-NEXT: %[[TWO:.*]] = arith.cmpi sge, %[[PREV2]], %[[LB]] : i32
 // CHECK-NEXT: scf.if %[[TWO]] {
 // CHECK-NEXT: %[[REL2:.*]] = arith.remsi %[[PREV2]], %{{.*}} : i32
 // CHECK-NEXT: tile.mbarrier_arrive %[[EMPTY:.*]][%[[REL2]]]
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[PH:.*]] = tile.convert %[[P]] : tensor<64x64xf32, #mma> -> tensor<64x64xbf16, #mma>
+// CHECK-NEXT: %[[PH:.*]] = tile.convert %[[AWO]]#1 : tensor<64x64xf32, #mma> -> tensor<64x64xbf16, #mma>
 // CHECK-NEXT: %[[PD:.*]] = tile.convert_layout %[[PH]]
-// CHECK-NEXT: %[[E:.*]] = tile.expand_dims %[[ALPHA]]
+// CHECK-NEXT: %[[E:.*]] = tile.expand_dims %[[AWO]]#0
 // CHECK-NEXT: %[[B:.*]] = tile.broadcast %[[E]]
 // CHECK-NEXT: %[[U:.*]] = arith.mulf %[[AW]], %[[B]]
 // CHECK: tile.mbarrier_wait %[[FULL]]
@@ -48,16 +49,16 @@
 // CHECK-NOT: tile.mbarrier_arrive
 // CHECK: scf.yield %{{.*}}, %[[O]], %{{.*}}, %{{.*}} :
 // CHECK: %[[LAST:.*]] = arith.addi %[[LB]], %{{.*}} : i32
-// CHECK: %[[LW:.*]] = tile.warpgroup_wait %[[L]]#1 {pendings = 0 : i32}
+// CHECK: %[[LW:.*]], %[[LWO:.*]]:2 = tile.warpgroup_wait %[[L]]#1, %[[L]]#2, %[[L]]#3 {pendings = 0 : i32}
 // CHECK: %[[BEFORE:.*]] = arith.subi %[[LAST]], %{{.*}} : i32
 // CHECK: %[[ANY2:.*]] = arith.cmpi sge, %[[BEFORE]], %[[LB]] : i32
 // CHECK: scf.if %[[ANY2]] {
 // CHECK: tile.mbarrier_arrive %[[EMPTY]]
 // CHECK: }
-// CHECK: %[[LE:.*]] = tile.expand_dims %[[L]]#2
+// CHECK: %[[LE:.*]] = tile.expand_dims %[[LWO]]#0
 // CHECK: %[[LB2:.*]] = tile.broadcast %[[LE]]
 // CHECK: %[[LU:.*]] = arith.mulf %[[LW]], %[[LB2]]
-// CHECK: %[[LPH:.*]] = tile.convert %[[L]]#3
+// CHECK: %[[LPH:.*]] = tile.convert %[[LWO]]#1
 // CHECK: %[[LPD:.*]] = tile.convert_layout %[[LPH]]
 // CHECK: %[[LSLOT:.*]] = arith.remsi %[[LAST]], %{{.*}} : i32
 // CHECK: %[[LV:.*]] = tile.memdesc_index %{{.*}}[%[[LSLOT]]]
