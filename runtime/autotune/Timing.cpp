@@ -134,6 +134,59 @@ std::string compareOutputs(const Inputs &in, const jit::KernelSignature &sig,
   return "";
 }
 
+/// Configurations whose outputs agree, and the outputs of the first of them.
+struct OutputGroup {
+  Reference ref;
+  std::vector<size_t> members; // candidate indices, in the order they ran
+};
+
+/// Groups kept apart before a configuration that agrees with none is failed
+/// (each keeps a copy of the outputs).
+constexpr size_t kMaxOutputGroups = 4;
+
+/// Takes the largest group of agreeing configurations as right: the other
+/// groups' configurations fail with "wrong output", their timings dropped,
+/// and the winner is the fastest of the majority. A wrong first configuration
+/// no longer makes every right one fail (nor wins itself). On a tie nothing
+/// wins (`tied`; the groups are shown against the one that ran first): the
+/// outputs depend on the configuration and nothing says which is right.
+void decideByMajority(const Inputs &in, const jit::KernelSignature &sig,
+                      std::vector<OutputGroup> &groups, std::vector<Candidate> &cands,
+                      TimingSummary &sum) {
+  if (groups.empty())
+    return;
+  size_t major = 0;
+  for (size_t g = 1; g < groups.size(); ++g)
+    if (groups[g].members.size() > groups[major].members.size())
+      major = g;
+  for (size_t g = 0; g < groups.size(); ++g)
+    if (g != major && groups[g].members.size() == groups[major].members.size())
+      sum.tied = true;
+  sum.checkedAgainst = (int)groups[major].members.front();
+  sum.agreed = (int)groups[major].members.size() - 1;
+  sum.groups = (int)groups.size();
+  sum.best = -1;
+  double best = INFINITY;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    std::string bad;
+    if (g != major)
+      bad = "wrong output: " + compareOutputs(in, sig, groups[g].ref.bytes, groups[major].ref) +
+            " (the reference agrees with " + std::to_string(groups[major].members.size()) +
+            " configuration(s), this one with " + std::to_string(groups[g].members.size()) + ")";
+    for (size_t i : groups[g].members) {
+      Candidate &c = cands[i];
+      if (g != major) {
+        c.failed = bad;
+        c.timed = false;
+        ++sum.disagreed;
+      } else if (c.timed && c.ms < best && !sum.tied) {
+        best = c.ms;
+        sum.best = (int)i;
+      }
+    }
+  }
+}
+
 } // namespace
 
 /// Flush::Clean's kernel: every thread reads 16-byte words of the buffer in a
@@ -251,7 +304,9 @@ tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program, const 
   if (!timer)
     return timer.takeError();
   TimingSummary sum;
-  Reference reference;
+  // Configurations grouped by the outputs they computed (within the dtype's
+  // tolerance of each group's first); the largest group is taken as right.
+  std::vector<OutputGroup> groups;
   double best = INFINITY;
   for (size_t i = 0; i < cands.size(); ++i) {
     Candidate &c = cands[i];
@@ -298,18 +353,26 @@ tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program, const 
     auto outs = outputs(*in);
     if (!outs)
       return outs.takeError();
-    if (reference.bytes.empty()) {
-      reference = makeReference(*in, std::move(*outs));
-      sum.checkedAgainst = (int)i;
-    } else if (std::string bad = compareOutputs(*in, *sig, *outs, reference); !bad.empty()) {
-      c.failed = "wrong output: " + bad;
-      ++sum.disagreed;
-      if (progress)
-        progress(i + 1, cands.size(), c);
-      continue;
-    } else {
-      ++sum.agreed;
+    size_t g = 0;
+    std::string firstBad;
+    for (; g < groups.size(); ++g) {
+      std::string bad = compareOutputs(*in, *sig, *outs, groups[g].ref);
+      if (bad.empty())
+        break;
+      if (g == 0)
+        firstBad = bad;
     }
+    if (g == groups.size()) {
+      if (groups.size() == kMaxOutputGroups) {
+        c.failed = "wrong output: " + firstBad + ", and agrees with no configuration checked";
+        ++sum.disagreed;
+        if (progress)
+          progress(i + 1, cands.size(), c);
+        continue;
+      }
+      groups.push_back({makeReference(*in, std::move(*outs)), {}});
+    }
+    groups[g].members.push_back(i);
     // Timing: warm-up, then single launches between events, L2 flushed first;
     // candidates far slower than the best so far, or past their budget, stop early.
     auto timing =
@@ -343,6 +406,7 @@ tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program, const 
     if (progress)
       progress(i + 1, cands.size(), c);
   }
+  decideByMajority(*in, *sig, groups, cands, sum);
   // Duplicates share their original's timing.
   for (Candidate &c : cands)
     if (c.duplicateOf >= 0 && cands[c.duplicateOf].timed) {

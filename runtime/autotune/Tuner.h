@@ -177,10 +177,14 @@ struct TimingOptions {
 };
 
 struct TimingSummary {
-  int best = -1;           // index into the candidates
-  int checkedAgainst = -1; // the candidate whose outputs were the reference
-  int agreed = 0;          // candidates whose outputs matched the reference's
-  int disagreed = 0;       // ... and did not ("wrong output")
+  int best = -1; // index into the candidates
+  // Outputs are grouped by agreement; the largest group is taken as right
+  // (on a tie, the group of the configuration that ran first).
+  int checkedAgainst = -1; // the first candidate of that group (the reference)
+  int agreed = 0;          // the others in that group
+  int disagreed = 0;       // candidates outside it ("wrong output")
+  int groups = 0;          // groups of agreeing candidates
+  bool tied = false;       // another group was as large
   double seconds = 0;
   bool budgetExhausted = false;
 };

@@ -157,6 +157,10 @@ tessera_status tessera_tune(tessera_runtime *runtime, const tessera_program *pro
     auto outcome = autotune::tuneOnGpu(rt, *program->program, req, to, db);
     if (!outcome)
       return fail(TESSERA_ERROR_RUNTIME, outcome.takeError());
+    if (outcome->timing.tied)
+      return fail(TESSERA_ERROR_RUNTIME,
+                  "tessera: the outputs of the configurations of '" + sig.name +
+                      "' disagree, and no group of agreeing ones is larger than another");
     if (outcome->timing.best < 0)
       return fail(TESSERA_ERROR_RUNTIME,
                   "tessera: no configuration of '" + sig.name + "' ran correctly");

@@ -314,8 +314,8 @@ TEST_F(Gpu, OneUnalignedTensorAmongAlignedOnes) {
   expectClose(z, want, 0, 0);
 }
 
-// The tuner compares every configuration's outputs with the first that ran,
-// and says how many agreed; a configuration that ran alone was compared with
+// The tuner compares every configuration's outputs with the first that ran
+// (they all agree here), and says how many agreed; a configuration that ran alone was compared with
 // nothing, which the counts show (the winner line of `tessera tune` says so).
 TEST_F(Gpu, TunerCountsTheConfigurationsCheckedAgainstTheReference) {
   auto p = program("examples/vector_add.tile");
@@ -353,6 +353,74 @@ TEST_F(Gpu, TunerCountsTheConfigurationsCheckedAgainstTheReference) {
   EXPECT_EQ(alone, 1);
   EXPECT_EQ(one.best, 0);
   EXPECT_EQ(one.agreed + one.disagreed, 0);
+}
+
+// Outputs are grouped by agreement and the largest group is taken as right:
+// a kernel whose first configuration (BLOCK=256) adds 1 and whose others add
+// 0 keeps the others and fails the first, though it ran first; with as many
+// configurations on each side, nothing wins.
+TEST_F(Gpu, TunerTakesTheMajorityOfAgreeingOutputs) {
+  auto search = [&](const std::string &blocks) {
+    auto p = jit::Program::fromSource("odd.tile",
+                                      "kernel odd(x: tensor<f32, [N]>, z: tensor<f32, [N]>)\n"
+                                      "  tune BLOCK in [" +
+                                          blocks +
+                                          "] grid [cdiv(N, BLOCK)] {\n"
+                                          "  let i = program_id(0);\n"
+                                          "  store(z, [i], load(x, [i], [BLOCK]) + "
+                                          "full([BLOCK], ((BLOCK / 256) % 2).to(f32), f32));\n}\n");
+    std::vector<autotune::Candidate> cands;
+    if (!p) {
+      ADD_FAILURE() << llvm::toString(p.takeError());
+      return std::make_pair(autotune::TimingSummary{}, cands);
+    }
+    autotune::TuneRequest req;
+    req.kernel = "odd";
+    req.dims = {{"N", 5000}};
+    req.arch = runtime->arch();
+    req.driverVersion = cuda::driver()->version;
+    auto compiled = autotune::compileAll(**p, req);
+    if (!compiled) {
+      ADD_FAILURE() << llvm::toString(compiled.takeError());
+      return std::make_pair(autotune::TimingSummary{}, cands);
+    }
+    autotune::TimingOptions opts;
+    opts.reps = 3;
+    auto timed = autotune::timeAll(*runtime, **p, req, compiled->candidates, opts);
+    if (!timed) {
+      ADD_FAILURE() << llvm::toString(timed.takeError());
+      return std::make_pair(autotune::TimingSummary{}, cands);
+    }
+    return std::make_pair(*timed, compiled->candidates);
+  };
+  auto block = [](const autotune::Candidate &c) { return c.config.get("BLOCK", -1); };
+  auto [sum, cands] = search("256, 512, 1024");
+  ASSERT_GE(sum.best, 0);
+  EXPECT_FALSE(sum.tied);
+  EXPECT_EQ(sum.groups, 2);
+  EXPECT_NE(block(cands[sum.best]), 256);
+  EXPECT_NE(block(cands[sum.checkedAgainst]), 256);
+  int odd = 0, even = 0;
+  for (const autotune::Candidate &c : cands) {
+    bool wrong = c.failed.rfind("wrong output", 0) == 0;
+    if (c.duplicateOf >= 0 || !(c.timed || wrong))
+      continue; // not run
+    if (block(c) == 256) {
+      ++odd;
+      EXPECT_FALSE(c.timed) << c.config.text();
+      EXPECT_TRUE(wrong) << c.config.text() << ": " << c.failed;
+    } else {
+      ++even;
+      EXPECT_TRUE(c.timed && !wrong) << c.config.text() << ": " << c.failed;
+    }
+  }
+  ASSERT_GE(odd, 1);
+  EXPECT_EQ(sum.disagreed, odd);
+  EXPECT_EQ(sum.agreed, even - 1);
+  // One configuration a side (per warp count): no majority, no winner.
+  auto [tie, tieCands] = search("256, 512");
+  EXPECT_TRUE(tie.tied);
+  EXPECT_EQ(tie.best, -1);
 }
 
 TEST_F(Gpu, LaunchesUseTheTuningDatabase) {

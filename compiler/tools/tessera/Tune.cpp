@@ -192,6 +192,12 @@ int tessera::runTune(const TuneOptions &opts) {
                                    "-");
     llvm::outs() << "  " << status(c, sum->candidates) << "\n";
   }
+  if (timing->tied)
+    return fail(llvm::formatv("the configurations' outputs disagree: {0} groups of agreeing "
+                              "configurations, none larger than the others, so none is taken "
+                              "as right (the table shows them against #{1}'s)",
+                              timing->groups, timing->checkedAgainst)
+                    .str());
   if (timing->best < 0)
     return fail("no configuration ran correctly");
   const Candidate &w = sum->candidates[timing->best];
@@ -201,7 +207,10 @@ int tessera::runTune(const TuneOptions &opts) {
   if (timing->agreed + timing->disagreed == 0)
     checked = "outputs not checked (no other configuration ran to compare with)";
   else if (timing->best != timing->checkedAgainst)
-    checked = llvm::formatv("outputs checked against #{0}", timing->checkedAgainst).str();
+    checked = llvm::formatv("outputs checked against #{0} ({1} other configuration(s) agreed, "
+                            "{2} did not)",
+                            timing->checkedAgainst, timing->agreed, timing->disagreed)
+                  .str();
   else
     checked = llvm::formatv("its outputs the reference: {0} other configuration(s) agreed, {1} "
                             "did not",
