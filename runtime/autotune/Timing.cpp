@@ -341,7 +341,8 @@ tessera::autotune::timeAll(jit::Runtime &rt, const jit::Program &program, const 
     }
     if (llvm::Error e = sync()) {
       fail(std::move(e));
-      return sum; // the context is unusable after a fault
+      decideByMajority(*in, *sig, groups, cands, sum); // of what ran before it
+      return sum;                                      // the context is unusable after a fault
     }
     if (auto res = rt.resources(info->key)) {
       c.registers = res->registers;
