@@ -179,7 +179,8 @@ struct TimingOptions {
 struct TimingSummary {
   int best = -1; // index into the candidates
   // Outputs are grouped by agreement; the largest group is taken as right
-  // (on a tie, the group of the configuration that ran first).
+  // (on a tie, nothing wins: best stays -1, and the counts are against the group of the
+  // configuration that ran first).
   int checkedAgainst = -1; // the first candidate of that group (the reference)
   int agreed = 0;          // the others in that group
   int disagreed = 0;       // candidates outside it ("wrong output")

@@ -417,7 +417,7 @@ TEST_F(Gpu, TunerTakesTheMajorityOfAgreeingOutputs) {
   ASSERT_GE(odd, 1);
   EXPECT_EQ(sum.disagreed, odd);
   EXPECT_EQ(sum.agreed, even - 1);
-  // One configuration a side (per warp count): no majority, no winner.
+  // One configuration a side (BLOCK=256 against BLOCK=512): no majority, no winner.
   auto [tie, tieCands] = search("256, 512");
   EXPECT_TRUE(tie.tied);
   EXPECT_EQ(tie.best, -1);
